@@ -1,0 +1,85 @@
+"""Catalog queries, and the edge where ORM rows become the engine's plain specs."""
+
+from django.db.models import Prefetch, QuerySet
+
+from sizing.engine.specs import AcceleratorSpec, ExpertSpec, ModelSpec
+from sizing.engine.specs import AttentionGroup as GroupSpec
+from sizing.engine.specs import TensorGroup as TensorSpec
+from sizing.models import Accelerator, AttentionGroup, LLMModel, TensorGroup
+
+
+def llm_models() -> QuerySet[LLMModel]:
+    """Models with everything `model_spec` reads, in three queries whatever their number."""
+    return LLMModel.objects.select_related("weight_format").prefetch_related(
+        Prefetch("attention_groups", queryset=AttentionGroup.objects.order_by("position", "id")),
+        Prefetch("tensor_groups", queryset=TensorGroup.objects.select_related("weight_format")),
+    )
+
+
+def accelerators() -> QuerySet[Accelerator]:
+    return Accelerator.objects.all()
+
+
+def model_spec(llm: LLMModel) -> ModelSpec:
+    experts = None
+    if llm.routed_experts:
+        experts = ExpertSpec(
+            routed=llm.routed_experts,
+            active=llm.active_experts or 0,
+            shared=llm.shared_experts or 0,
+            params_per_expert=llm.params_per_expert,
+            moe_layers=llm.moe_layers,
+        )
+    return ModelSpec(
+        name=llm.name,
+        slug=llm.slug,
+        total_params=llm.total_params or 0,
+        active_params=llm.active_params,
+        layers=llm.layers,
+        attention=tuple(
+            GroupSpec(
+                kind=g.kind,
+                layers=g.layers,
+                kv_heads=g.kv_heads,
+                head_dim=g.head_dim,
+                window_tokens=g.window_tokens,
+                kv_lora_rank=g.kv_lora_rank,
+                qk_rope_head_dim=g.qk_rope_head_dim,
+                state_heads=g.state_heads,
+                state_key_dim=g.state_key_dim,
+                state_value_dim=g.state_value_dim,
+                conv_state_elements=g.conv_state_elements,
+                state_bytes_per_element=g.state_bytes_per_element,
+                note=g.note,
+            )
+            for g in llm.attention_groups.all()
+        ),
+        experts=experts,
+        tensor_groups=tuple(
+            TensorSpec(name=t.name, params=t.params, weight_format=t.weight_format.name)
+            for t in llm.tensor_groups.all()
+        ),
+        weight_format=llm.weight_format.name,
+        attention_heads=llm.attention_heads,
+        hidden_size=llm.hidden_size,
+        vocab_size=llm.vocab_size,
+        max_context_tokens=llm.max_context_tokens,
+        checkpoint_bytes=llm.checkpoint_bytes,
+        kv_dtype=llm.kv_dtype,
+    )
+
+
+def accelerator_spec(acc: Accelerator) -> AcceleratorSpec:
+    return AcceleratorSpec(
+        name=acc.name,
+        slug=acc.slug,
+        kind=acc.kind,
+        memory_gb=acc.memory_gb,
+        bandwidth_tb_s=acc.bandwidth_tb_s,
+        bf16_tflops=acc.bf16_tflops,
+        fp8_tflops=acc.fp8_tflops,
+        fp4_tflops=acc.fp4_tflops,
+        interconnect_gb_s=acc.interconnect_gb_s,
+        gpus_per_node=acc.gpus_per_node,
+        power_w=acc.power_w,
+    )

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from sizing import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("models/<slug:slug>/", views.model_detail, name="model-detail"),
+    path("accelerators/<slug:slug>/", views.accelerator_detail, name="accelerator-detail"),
+]

@@ -1,11 +1,11 @@
 """Display filters. Unknown (None) is always shown as "unknown", never as 0 or blank."""
 
 from django import template
-from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 register = template.Library()
 
-UNKNOWN = format_html('<span class="unknown" title="Not published by the vendor">unknown</span>')
+UNKNOWN = mark_safe('<span class="unknown" title="Not published by the vendor">unknown</span>')
 
 
 @register.filter

@@ -1,0 +1,84 @@
+"""Shared fixtures: the real Celery worker, and the cast of users.
+
+The test command (README, `make test`) runs against PostgreSQL and Redis by setting
+DATABASE_URL and CELERY_BROKER_URL. The `celery_worker` fixture starts a real worker process
+on that broker, pointed at the test database, and stops it at the end of the session.
+"""
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKER_START_TIMEOUT_S = 60
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker):
+    """A real `celery worker` process on the configured broker, using the test database."""
+    if not settings.CELERY_BROKER_URL:
+        pytest.skip("CELERY_BROKER_URL is not set: the worker tests need Redis (make test)")
+    from django.db import connection
+
+    from k3planner.celery import app
+
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        pytest.skip("the worker needs a shared database: set DATABASE_URL to PostgreSQL")
+    database_url = (
+        f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}"
+    )
+    # A queue of its own, so a stale worker from another run never takes our tasks.
+    queue = f"k3planner-test-{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, "DATABASE_URL": database_url, "CELERY_TASK_DEFAULT_QUEUE": queue}
+    log_path = ROOT / "test-artifacts" / "celery-worker.log"
+    log_path.parent.mkdir(exist_ok=True)
+    log = log_path.open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "k3planner", "worker", "--pool=prefork",
+         "--concurrency=2", "--loglevel=INFO", "-Q", queue, "-n", f"{queue}@%h",
+         "--without-heartbeat", "--without-mingle", "--without-gossip"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    old_queue = app.conf.task_default_queue
+    app.conf.task_default_queue = queue
+    try:
+        deadline = time.monotonic() + WORKER_START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"celery worker exited early; see {log_path}")
+            replies = app.control.ping(destination=[f"{queue}@{os.uname().nodename}"], timeout=1)
+            if replies:
+                break
+        else:
+            raise RuntimeError(f"celery worker did not answer within 60 s; see {log_path}")
+        yield proc
+    finally:
+        app.conf.task_default_queue = old_queue
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture
+def alice(django_user_model):
+    """Alice plans capacity for her team."""
+    return django_user_model.objects.create_user("alice", "alice@example.com", "alice-pass-123")
+
+
+@pytest.fixture
+def staff(django_user_model):
+    """Sam keeps the prices and the catalog current."""
+    return django_user_model.objects.create_user(
+        "sam", "sam@example.com", "sam-pass-123", is_staff=True, is_superuser=True
+    )

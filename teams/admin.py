@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from teams.models import Membership, Team
+from teams.models import ApiToken, Membership, Team
 
 
 class MembershipInline(admin.TabularInline):
@@ -15,3 +15,10 @@ class TeamAdmin(admin.ModelAdmin):
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [MembershipInline]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ["name", "user", "prefix", "created", "last_used", "revoked"]
+    readonly_fields = ["prefix", "token_hash", "created", "last_used"]
+    list_filter = ["revoked"]

@@ -129,7 +129,9 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
 
 # Celery. Without a broker, tasks run in-process (eager): the embedded default run.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")

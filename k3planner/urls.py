@@ -6,5 +6,6 @@ from k3planner.api import api
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
+    path("account/", include("teams.urls")),
     path("", include("sizing.urls")),
 ]

@@ -1,0 +1,88 @@
+"""The sizing engine: pure Python, standard library only. Frozen dataclasses in and out."""
+
+from .errors import SizingError
+from .evaluate import FloorRow, ScenarioResult, Tier2Result, evaluate, floor_table
+from .kv import KVEstimate, KVProfile, kv_estimate, kv_profile, max_context_tokens
+from .layout import Layout, MemorySplit, min_gpus_for_weights, plan_layout, recommend_layout
+from .specs import (
+    AcceleratorSpec,
+    Assumptions,
+    AttentionGroup,
+    ExpertSpec,
+    ModelSpec,
+    Prices,
+    Scenario,
+    TensorGroup,
+    Workload,
+)
+from .speed import SpeedEstimate, decode_speed, expected_distinct_experts
+from .tiers import (
+    BreakEven,
+    BreakEvenSeries,
+    OneCardPick,
+    Tier1Cost,
+    Tier2Fit,
+    Tier3Cost,
+    api_monthly_cost,
+    break_even,
+    break_even_series,
+    cold_start_seconds,
+    gpu_hours_per_month,
+    one_card_pick,
+    tier1_cost,
+    tier2_fit,
+    tier2_fits,
+)
+from .verdicts import Verdicts
+from .weights import WeightsResult, checkpoint_bytes, weights, weights_bytes
+
+__all__ = [
+    "AcceleratorSpec",
+    "Assumptions",
+    "AttentionGroup",
+    "BreakEven",
+    "BreakEvenSeries",
+    "ExpertSpec",
+    "FloorRow",
+    "KVEstimate",
+    "KVProfile",
+    "Layout",
+    "MemorySplit",
+    "ModelSpec",
+    "OneCardPick",
+    "Prices",
+    "Scenario",
+    "ScenarioResult",
+    "SizingError",
+    "SpeedEstimate",
+    "TensorGroup",
+    "Tier1Cost",
+    "Tier2Fit",
+    "Tier2Result",
+    "Tier3Cost",
+    "Verdicts",
+    "Workload",
+    "WeightsResult",
+    "api_monthly_cost",
+    "break_even",
+    "break_even_series",
+    "checkpoint_bytes",
+    "cold_start_seconds",
+    "decode_speed",
+    "evaluate",
+    "expected_distinct_experts",
+    "floor_table",
+    "gpu_hours_per_month",
+    "kv_estimate",
+    "kv_profile",
+    "max_context_tokens",
+    "min_gpus_for_weights",
+    "one_card_pick",
+    "plan_layout",
+    "recommend_layout",
+    "tier1_cost",
+    "tier2_fit",
+    "tier2_fits",
+    "weights",
+    "weights_bytes",
+]

@@ -71,6 +71,7 @@ class ModelSpec:
     checkpoint_bytes: int | None = None  # exact, from model.safetensors.index.json when published
     kv_dtype: str = "bf16"  # the model's own KV dtype
     slug: str = ""
+    repo_id: str = ""  # Hugging Face repo id ("moonshotai/Kimi-K3") for the launch commands
 
 
 @dataclass(frozen=True)

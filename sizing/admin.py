@@ -32,7 +32,14 @@ class LLMModelAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
     inlines = [AttentionGroupInline, TensorGroupInline]
     fieldsets = [
-        (None, {"fields": ["name", "slug", "vendor", "release_date", "licence", "architecture"]}),
+        (
+            None,
+            {
+                "fields": [
+                    "name", "slug", "vendor", "release_date", "licence", "architecture", "repo_id",
+                ]
+            },
+        ),
         (
             "Size",
             {

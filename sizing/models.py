@@ -55,6 +55,9 @@ class LLMModel(Sourced):
     release_date = models.DateField(null=True, blank=True)
     licence = models.CharField(max_length=80, blank=True)
     architecture = models.CharField(max_length=80, blank=True, help_text="HF architectures[0].")
+    repo_id = models.CharField(
+        max_length=200, blank=True, help_text="Hugging Face repo id, for the launch commands."
+    )
 
     total_params = models.BigIntegerField(null=True, blank=True, validators=[positive])
     active_params = models.BigIntegerField(null=True, blank=True, validators=[positive])

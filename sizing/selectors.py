@@ -33,6 +33,7 @@ def model_spec(llm: LLMModel) -> ModelSpec:
     return ModelSpec(
         name=llm.name,
         slug=llm.slug,
+        repo_id=llm.repo_id,
         total_params=llm.total_params or 0,
         active_params=llm.active_params,
         layers=llm.layers,

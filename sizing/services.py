@@ -54,6 +54,7 @@ def llm_model_create(*, spec: ModelSpec, slug: str, meta: dict | None = None) ->
         release_date=_date(meta.get("release_date")),
         licence=meta.get("licence", ""),
         architecture=meta.get("architecture", ""),
+        repo_id=meta.get("repo_id", "") or spec.repo_id,
         source_url=meta.get("source_url", ""),
         source_note=meta.get("source_note", ""),
         figures_as_of=_date(meta.get("figures_as_of")),

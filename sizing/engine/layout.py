@@ -14,7 +14,7 @@ from .weights import WeightsResult, weights
 
 # Tolerance for "exactly n GPUs": 1.4e12 / 80e9 = 17.5 -> 18, but 1.6e12 / 80e9 computed as
 # 20.000000000000004 must stay 20. Relative, so it holds at any scale.
-_CEIL_RTOL = 1e-9
+_CEIL_RTOL = 1e-12
 
 # Ports from the SGLang and vLLM multi-node docs' examples.
 SGLANG_DIST_PORT = 20000

@@ -1,17 +1,47 @@
 """Catalog endpoints: models and accelerators (read for anyone, write for staff)."""
 
+from dataclasses import asdict, replace
+
 from django.db import transaction
 from django.db.models import Q
 from django.shortcuts import get_object_or_404
+from django.utils.text import slugify
 from ninja import Router, Status
-from ninja.errors import HttpError
+from ninja.errors import AuthenticationError, HttpError
 from ninja.pagination import LimitOffsetPagination, paginate
 
 from k3planner.api import anyone
 from sizing import selectors
+from sizing.engine.evaluate import evaluate, floor_table
+from sizing.engine.importers import model_from_hf_config
+from sizing.engine.kv import kv_estimate
+from sizing.engine.specs import (
+    AcceleratorSpec,
+    Assumptions,
+    ExpertSpec,
+    ModelSpec,
+    Prices,
+    Scenario,
+    Workload,
+)
+from sizing.engine.specs import AttentionGroup as GroupSpec
+from sizing.engine.specs import TensorGroup as TensorSpec
+from sizing.engine.weights import weights
 from sizing.models import Accelerator, AttentionGroup, LLMModel, TensorGroup
-from sizing.schemas import AcceleratorIn, AcceleratorOut, ModelIn, ModelOut
-from sizing.services import weight_formats_sync
+from sizing.schemas import (
+    AcceleratorIn,
+    AcceleratorOut,
+    AcceleratorSpecIn,
+    FloorOut,
+    ImportIn,
+    ImportOut,
+    ModelIn,
+    ModelOut,
+    ModelSpecIn,
+    SizingIn,
+    SizingOut,
+)
+from sizing.services import llm_model_create, weight_formats_sync
 
 router = Router(tags=["catalog"])
 
@@ -123,3 +153,144 @@ def create_accelerator(request, payload: AcceleratorIn):
 def update_accelerator(request, slug: str, payload: AcceleratorIn):
     require_staff(request)
     return _save_accelerator(payload, get_object_or_404(Accelerator, slug=slug))
+
+
+# --- sizing and import -------------------------------------------------------------------------
+
+
+def _model_spec(value: str | ModelSpecIn, weight_format: str | None) -> ModelSpec:
+    if isinstance(value, str):
+        spec = selectors.model_spec(get_object_or_404(selectors.llm_models(), slug=value))
+    else:
+        data = value.dict()
+        experts = data.pop("experts")
+        spec = ModelSpec(
+            **{k: v for k, v in data.items() if k not in ("attention", "tensor_groups")},
+            attention=tuple(GroupSpec(**g) for g in data["attention"]),
+            tensor_groups=tuple(TensorSpec(**t) for t in data["tensor_groups"]),
+            experts=ExpertSpec(**experts) if experts else None,
+        )
+    if weight_format:
+        # The whole model in one format: the article's idealised rows, or a re-quantisation.
+        spec = replace(spec, weight_format=weight_format, tensor_groups=())
+    return spec
+
+
+def _accelerator_spec(value: str | AcceleratorSpecIn) -> AcceleratorSpec:
+    if isinstance(value, str):
+        return selectors.accelerator_spec(get_object_or_404(selectors.accelerators(), slug=value))
+    return AcceleratorSpec(**value.dict())
+
+
+def prices_from_input(p) -> Prices:
+    """Typed prices; dated price rows by id are resolved once the pricing app is wired in."""
+    if p.gpu_price_id or p.api_price_id:
+        raise HttpError(422, "prices: price ids are not supported yet; type the rates")
+    return Prices(
+        usd_per_gpu_hour=p.usd_per_gpu_hour,
+        api_usd_per_m_input_hit=p.api_usd_per_m_input_hit,
+        api_usd_per_m_input_miss=p.api_usd_per_m_input_miss,
+        api_usd_per_m_output=p.api_usd_per_m_output,
+        gateway_usd_per_month=p.gateway_usd_per_month,
+    )
+
+
+def sizing_response(result, prices: Prices) -> dict:
+    layout = asdict(result.layout)
+    return {
+        "model": result.model_name,
+        "accelerator": result.accelerator_name,
+        "weights_bytes": result.weights_bytes,
+        "kv_known": result.kv_known,
+        "kv_bytes_per_token": result.kv_bytes_per_token,
+        "state_bytes_per_sequence": result.state_bytes_per_sequence,
+        "kv_bytes_per_user": result.kv_bytes_per_user,
+        "min_gpus_for_weights": result.min_gpus_for_weights,
+        "recommended_gpus": result.layout.gpus if result.layout.fits else None,
+        "layout": layout,
+        "decode_tokens_per_s": result.decode_tokens_per_s,
+        "tokens_per_s_per_usd_per_hour": result.tokens_per_s_per_usd_per_hour,
+        "monthly_cost_usd": {
+            "tier1": result.tier1_usd_per_month,
+            "tier3": result.tier3_usd_per_month,
+        },
+        "break_even_output_tokens_per_month": result.break_even_output_tokens_per_month,
+        "verdicts": asdict(result.verdicts),
+        "prices_used": asdict(prices),
+        "detail": asdict(result),
+    }
+
+
+@router.post("/sizing", response=SizingOut, auth=anyone, tags=["sizing"])
+def size(request, payload: SizingIn):
+    """Every figure of the engine for one model on one accelerator, with tiers 1-3."""
+    model = _model_spec(payload.model, payload.weight_format)
+    accelerator = _accelerator_spec(payload.accelerator)
+    prices = prices_from_input(payload.prices)
+    scenario = Scenario(
+        model=model,
+        accelerator=accelerator,
+        workload=Workload(**payload.workload.dict()),
+        prices=prices,
+        assumptions=Assumptions(**payload.assumptions.dict()),
+    )
+    catalog = [selectors.accelerator_spec(a) for a in selectors.accelerators()]
+    return sizing_response(evaluate(scenario, catalog), prices)
+
+
+@router.get("/sizing/floor", response=FloorOut, auth=anyone, tags=["sizing"])
+def size_floor(request, model: str, weight_format: str | None = None):
+    """Weights and the weights-only GPU floor on every catalog accelerator."""
+    spec = _model_spec(model, weight_format)
+    accs = [selectors.accelerator_spec(a) for a in selectors.accelerators()]
+    rows = floor_table(spec, accs)
+    return {
+        "model": spec.name,
+        "weight_format": spec.weight_format,
+        "weights_bytes": rows[0].weights_bytes if rows else weights(spec).weights_bytes,
+        "rows": [{**asdict(r), "accelerator": r.accelerator_name} for r in rows],
+    }
+
+
+@router.post("/models/import", response=ImportOut, auth=anyone, tags=["catalog"])
+def import_model(request, payload: ImportIn, save: bool = False):
+    """A Hugging Face config.json in, the spec the engine would use out; ?save=true stores it."""
+    if save:
+        if not request.user.is_authenticated:
+            raise AuthenticationError(401, "Saving an import needs a token: 'Bearer <token>'")
+        require_staff(request)
+    spec = model_from_hf_config(
+        payload.config, name=payload.name, weight_format=payload.weight_format
+    )
+    kv_dtype = payload.kv_dtype or spec.kv_dtype
+    spec = replace(spec, kv_dtype=kv_dtype)
+    w = weights(spec)
+    kv = kv_estimate(spec, Workload(context_tokens=1, kv_dtype=kv_dtype))
+    saved_slug = None
+    if save:
+        saved_slug = payload.slug or slugify(payload.name)
+        if LLMModel.objects.filter(slug=saved_slug).exists():
+            raise HttpError(409, f"slug: a model {saved_slug!r} already exists")
+        architecture = (payload.config.get("architectures") or [""])[0]
+        llm_model_create(
+            spec=spec,
+            slug=saved_slug,
+            meta={"architecture": architecture, "source_note": "Imported from config.json"},
+        )
+    return {
+        "name": spec.name,
+        "architecture": (payload.config.get("architectures") or [""])[0],
+        "total_params": spec.total_params,
+        "active_params": spec.active_params,
+        "weights_bytes": w.weights_bytes,
+        "kv_bytes_per_token": kv.kv_bytes_per_token,
+        "state_bytes_per_sequence": kv.state_bytes_per_sequence,
+        "kv_dtype": kv_dtype,
+        "weight_format": spec.weight_format,
+        "tensor_groups": [asdict(t) for t in spec.tensor_groups],
+        "attention_groups": [asdict(g) for g in spec.attention],
+        "experts": asdict(spec.experts) if spec.experts else None,
+        "layers": spec.layers,
+        "max_context_tokens": spec.max_context_tokens,
+        "saved_slug": saved_slug,
+    }

@@ -5,7 +5,7 @@ and `clean()` so the admin, forms and the API reject impossible values with the 
 """
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 
 from sizing.engine.specs import FULL, LINEAR, MLA, SLIDING
@@ -14,6 +14,10 @@ from sizing.engine.specs import FULL, LINEAR, MLA, SLIDING
 MAX_PARAMS = 10**15
 
 positive = MinValueValidator(1)
+# Slugs keep version dots ("llama-3.1-8b"), as the vendors name their models.
+slug_with_dots = RegexValidator(
+    r"^[-a-zA-Z0-9_.]+$", "Use letters, numbers, dots, hyphens or underscores."
+)
 non_negative = MinValueValidator(0)
 
 
@@ -50,7 +54,7 @@ class LLMModel(Sourced):
     KV_DTYPES = [("bf16", "bf16"), ("fp16", "fp16"), ("fp8", "fp8"), ("fp32", "fp32")]
 
     name = models.CharField(max_length=120)
-    slug = models.SlugField(max_length=120, unique=True)
+    slug = models.CharField(max_length=120, unique=True, validators=[slug_with_dots])
     vendor = models.CharField(max_length=80, blank=True)
     release_date = models.DateField(null=True, blank=True)
     licence = models.CharField(max_length=80, blank=True)

@@ -5,10 +5,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from sizing.engine import formats
 from sizing.engine.errors import SizingError
+from sizing.engine.importers import model_from_hf_config
 from sizing.engine.specs import AttentionGroup as GroupSpec
 from sizing.engine.specs import ExpertSpec, ModelSpec
 from sizing.models import Accelerator, AttentionGroup, LLMModel, TensorGroup, WeightFormat
@@ -107,8 +109,6 @@ def llm_model_create(*, spec: ModelSpec, slug: str, meta: dict | None = None) ->
 def _seed_spec(entry: dict) -> ModelSpec:
     """A seed entry is either a shipped config.json to import, or an inline spec (Kimi K3)."""
     if "config" in entry:
-        from sizing.engine.importers import model_from_hf_config
-
         config = json.loads((CATALOG_DIR / "configs" / entry["config"]).read_text())
         return model_from_hf_config(config, name=entry["name"])
     s = entry["spec"]
@@ -155,13 +155,13 @@ def catalog_load(*, catalog_dir: Path = CATALOG_DIR) -> LoadReport:
             continue
         try:
             spec = _seed_spec(entry)
-        except (OSError, SizingError) as exc:
+            meta = {k: v for k, v in entry.items() if k not in ("spec", "config")}
+            if "config" in entry and not meta.get("architecture"):
+                meta["architecture"] = _architecture(entry)
+            llm_model_create(spec=spec, slug=slug, meta=meta)
+        except (OSError, ValueError, ValidationError) as exc:  # SizingError is a ValueError
             report.failed.append(f"{slug}: {exc}")
             continue
-        meta = {k: v for k, v in entry.items() if k not in ("spec", "config")}
-        if "config" in entry and not meta.get("architecture"):
-            meta["architecture"] = _architecture(entry)
-        llm_model_create(spec=spec, slug=slug, meta=meta)
         report.created.append(slug)
     return report
 

@@ -4,6 +4,6 @@ from sizing import views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("models/<slug:slug>/", views.model_detail, name="model-detail"),
+    path("models/<str:slug>/", views.model_detail, name="model-detail"),
     path("accelerators/<slug:slug>/", views.accelerator_detail, name="accelerator-detail"),
 ]

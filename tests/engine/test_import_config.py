@@ -1,7 +1,7 @@
 """Hugging Face config.json import: counted parameters against the vendors' published totals,
 the attention layout, experts and weight formats, and errors that name the config key.
 
-The configs under tests/data/configs are the published files (see SOURCES.md for where each
+The configs under sizing/catalog/configs are the published files (see SOURCES.md for where each
 came from). Totals must land within 1% of the published figure. Active parameters use one
 convention for every MoE (hf_config's docstring: idle experts and the input embedding table are
 not active, the LM head is); vendors that also count the embedding table publish a little more,
@@ -26,7 +26,7 @@ from sizing.engine.kv import kv_profile
 from sizing.engine.specs import FULL, LINEAR, MLA, SLIDING
 from sizing.engine.validate import validate_model
 
-CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "sizing" / "catalog" / "configs"
 
 
 def load(slug: str) -> dict:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .errors import SizingError
 from .kv import KVEstimate, estimate_from_profile, kv_profile
 from .layout import Layout, _recommend, min_gpus_for_weights
-from .specs import AcceleratorSpec, ModelSpec, Scenario
+from .specs import AcceleratorSpec, Assumptions, ModelSpec, Prices, Scenario, Workload
 from .speed import SpeedEstimate, _speed
 from .tiers import (
     BreakEven,
@@ -16,6 +17,7 @@ from .tiers import (
     Tier1Cost,
     Tier2Fit,
     Tier3Cost,
+    _tier2_fit,
     api_monthly_cost,
     break_even,
     one_card_pick,
@@ -100,11 +102,68 @@ def floor_table(
     model: ModelSpec, accelerators: Sequence[AcceleratorSpec], weight_format: str | None = None
 ) -> tuple[FloorRow, ...]:
     validate_model(model)
-    for i, acc in enumerate(accelerators):
+    catalog = tuple(accelerators)
+    try:
+        return _floor_table(model, catalog, weight_format)
+    except TypeError:
+        _validate_catalog(catalog)  # names the unhashable entry
+        raise
+
+
+def _validate_catalog(catalog: Sequence[AcceleratorSpec]) -> None:
+    for i, acc in enumerate(catalog):
         validate_accelerator(acc, f"catalog[{i}]")
+
+
+# The same catalog is priced against many scenarios: build its floor rows once per model.
+@lru_cache(maxsize=256)
+def _floor_table(
+    model: ModelSpec, catalog: tuple[AcceleratorSpec, ...], weight_format: str | None
+) -> tuple[FloorRow, ...]:
+    _validate_catalog(catalog)
+    w, ideal = _weights_pair(model, weight_format)
+    return tuple(_floor_row(w, ideal, acc) for acc in catalog)
+
+
+@lru_cache(maxsize=1024)
+def _weights_pair(
+    model: ModelSpec, weight_format: str | None = None
+) -> tuple[WeightsResult, WeightsResult | None]:
+    """The weights, and the idealised ones beside them (MXFP4 -> 4-bit). Validates the model."""
+    validate_model(model)
     w = weights(model, weight_format)
-    ideal = weights(model, w.idealised_format) if w.idealised_format else None
-    return tuple(_floor_row(w, ideal, acc) for acc in accelerators)
+    return w, weights(model, w.idealised_format) if w.idealised_format else None
+
+
+# Everything that depends on the model, the card and the workload's shape but not on prices or
+# volumes, so a builder that changes a price or a schedule reuses it.
+@lru_cache(maxsize=4096)
+def _hardware(
+    model: ModelSpec,
+    acc: AcceleratorSpec,
+    context_tokens: int,
+    concurrency: int,
+    kv_dtype: str | None,
+    prompt_tokens: int,
+    assume: Assumptions,
+    usd_per_gpu_hour: float | None,
+) -> tuple[KVEstimate, FloorRow, Layout, SpeedEstimate | None, Tier2Fit, OneCardPick, str]:
+    w, ideal = _weights_pair(model)
+    profile = kv_profile(model, kv_dtype)
+    kv = estimate_from_profile(profile, context_tokens, concurrency)
+    shape = Workload(context_tokens, concurrency, kv_dtype, prompt_tokens=prompt_tokens)
+    layout = _recommend(model, acc, shape, assume, w, profile)
+    speed = None
+    if layout.fits:
+        prices = Prices(usd_per_gpu_hour=usd_per_gpu_hour)
+        speed = _speed(model, acc, layout.gpus, shape, assume, prices, w, profile)
+    fit = _tier2_fit(
+        model, acc, context_tokens, concurrency, w, profile, assume.runtime_overhead_gb,
+        assume.ram_bandwidth_gb_s,
+    )  # fmt: skip
+    pick = one_card_pick(acc.memory_gb)
+    text = tier2_verdict(model.name, acc.name, fit, pick)
+    return kv, _floor_row(w, ideal, acc), layout, speed, fit, pick, text
 
 
 def evaluate(
@@ -112,25 +171,28 @@ def evaluate(
     catalog: Sequence[AcceleratorSpec] = (),
     tier2_models: Sequence[ModelSpec] = (),
 ) -> ScenarioResult:
-    validate_scenario(scenario)
-    for i, acc in enumerate(catalog):
-        validate_accelerator(acc, f"catalog[{i}]")
-    for i, m in enumerate(tier2_models):
-        validate_model(m, f"tier2_models[{i}]")
+    if not isinstance(scenario, Scenario):
+        raise SizingError("scenario", f"must be a Scenario, got {type(scenario).__name__}")
     model, acc, wl = scenario.model, scenario.accelerator, scenario.workload
     prices, assume = scenario.prices, scenario.assumptions
+    if not isinstance(model, ModelSpec):
+        validate_model(model)
+    try:
+        w, ideal = _weights_pair(model)
+    except TypeError:
+        validate_model(model)  # names the unhashable field
+        raise
+    validate_scenario(scenario)  # the model part is a cache hit by now
+    for i, m in enumerate(tier2_models):
+        validate_model(m, f"tier2_models[{i}]")
+    floor = floor_table(model, catalog) if catalog else ()
 
-    w = weights(model)
-    ideal = weights(model, w.idealised_format) if w.idealised_format else None
-    profile = kv_profile(model, wl.kv_dtype)
-    kv = estimate_from_profile(profile, wl.context_tokens, wl.concurrency)
-    floor = tuple(_floor_row(w, ideal, a) for a in catalog)
-    own_floor = _floor_row(w, ideal, acc)
-
-    layout = _recommend(model, acc, wl, assume, w, profile)
-    speed = t1 = None
-    if layout.fits:
-        speed = _speed(model, acc, layout.gpus, wl, assume, prices, w, profile)
+    kv, own_floor, layout, speed, fit, pick, tier2_text = _hardware(
+        model, acc, wl.context_tokens, wl.concurrency, wl.kv_dtype, wl.prompt_tokens, assume,
+        prices.usd_per_gpu_hour,
+    )  # fmt: skip
+    t1 = None
+    if speed is not None:
         t1 = tier1_cost(
             layout.gpus,
             prices.usd_per_gpu_hour,
@@ -141,17 +203,6 @@ def evaluate(
             speed.tokens_per_s,
             wl.utilisation,
         )
-
-    fit = tier2_fit(
-        model,
-        acc,
-        wl.context_tokens,
-        wl.concurrency,
-        wl.kv_dtype,
-        None,
-        assume.runtime_overhead_gb,
-        assume.ram_bandwidth_gb_s,
-    )
     others = tuple(
         tier2_fit(
             m, acc, wl.context_tokens, wl.concurrency, wl.kv_dtype, None,
@@ -159,7 +210,6 @@ def evaluate(
         )
         for m in tier2_models
     )  # fmt: skip
-    pick = one_card_pick(acc.memory_gb)
     t2 = Tier2Result(acc.name, fit.fits, fit, others, pick)
 
     t3 = api_monthly_cost(
@@ -180,7 +230,7 @@ def evaluate(
     verdicts = Verdicts(
         single_gpu_verdict(model.name, w, largest.name, largest.memory_gb),
         tier1_verdict(scenario, layout, t1, speed, w),
-        tier2_verdict(scenario, fit, pick),
+        tier2_text,
         tier3_verdict(t3),
         break_even_verdict(be, layout),
     )

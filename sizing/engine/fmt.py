@@ -12,24 +12,31 @@ KIB = 2**10
 
 def sig(x: float, digits: int = 3) -> str:
     """x to `digits` significant figures, no trailing zeros, thousands separated."""
-    if x == 0 or not math.isfinite(x):
+    a = abs(x)
+    if a >= 10 ** (digits - 1) and a != math.inf:
+        return f"{x:,.0f}"  # 288, 12,346: whole numbers already carry the figures
+    if a == 0 or not math.isfinite(a):
         return f"{x:g}"
-    magnitude = math.floor(math.log10(abs(x)))
-    decimals = max(0, digits - 1 - magnitude)
-    text = f"{round(x, decimals):,.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
+    if a >= 1:
+        decimals = digits - 1 - (a >= 10) - (a >= 100)
+    else:
+        decimals = digits - 1 - math.floor(math.log10(a))
+    text = f"{x:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if decimals else text
 
 
 def fmt_int(n: float) -> str:
     return f"{round(n):,}"
 
 
+# 999.6 GB reads better as 1 TB than as "1,000 GB": switch units just below the round number
+_BYTE_STEPS = tuple((scale * 0.9995, scale, unit) for scale, unit in _BYTE_UNITS)
+
+
 def fmt_bytes(b: float) -> str:
-    for scale, unit in _BYTE_UNITS:
-        # 999.6 GB reads better as 1 TB than as "1,000 GB"
-        if abs(b) >= scale * 0.9995:
+    a = abs(b)
+    for threshold, scale, unit in _BYTE_STEPS:
+        if a >= threshold:
             return f"{sig(b / scale)} {unit}"
     return f"{fmt_int(b)} B"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .fmt import fmt_bytes, fmt_gb
@@ -198,7 +198,47 @@ def plan_layout(
     assumptions = assumptions or Assumptions()
     w = weights(model, weight_format)
     profile = kv_profile(model, workload.kv_dtype)
-    return _plan(model, accelerator, gpus, workload, assumptions, w, profile, launch=True)
+    return _plan(model, accelerator, gpus, workload, assumptions, w, profile)
+
+
+def _split_reason(model: ModelSpec, gpus: int, gpn: int) -> str:
+    if gpus > gpn and gpus % gpn:
+        return f"{gpus} GPUs is not a whole number of {gpn}-GPU nodes"
+    # only MoE models get here otherwise: dense ones can always fall back on PP
+    heads = model.attention_heads
+    tp_rule = f"dividing {heads} heads" if heads else "a power of two (heads unknown)"
+    routed = model.experts.routed if model.experts is not None else None
+    return (
+        f"{gpus} GPUs: no TP x EP split with TP <= {gpn} and {tp_rule} and EP dividing "
+        f"{routed} routed experts"
+    )
+
+
+def _per_gpu(
+    model: ModelSpec,
+    acc: AcceleratorSpec,
+    gpus: int,
+    workload: Workload,
+    w: WeightsResult,
+    profile: KVProfile,
+) -> tuple[int, int, int, float, float] | None:
+    """(tp, ep, pp, weights GB, KV GB) on each GPU, or None when `gpus` has no valid split."""
+    gpn = acc.gpus_per_node
+    if gpus > gpn and gpus % gpn:
+        return None
+    routed = model.experts.routed if model.experts is not None else None
+    split = split_parallel(gpus, gpn, model.attention_heads, routed)
+    if split is None:
+        return None
+    tp, ep, pp = split
+    weights_gb = _weights_per_gpu_bytes(w, gpus, tp, pp) / 1e9
+    kv_gb = 0.0
+    if profile.known:
+        kv_bytes = _kv_per_gpu_bytes(
+            profile, workload.context_tokens, workload.concurrency, tp, ep, pp
+        )
+        kv_gb = kv_bytes / 1e9
+    return tp, ep, pp, weights_gb, kv_gb
 
 
 def _plan(
@@ -209,51 +249,33 @@ def _plan(
     assumptions: Assumptions,
     w: WeightsResult,
     profile: KVProfile,
-    launch: bool,
+    note: str = "",
 ) -> Layout:
-    gpn = acc.gpus_per_node
-    if gpus > gpn and gpus % gpn:
-        return _no_fit(f"{gpus} GPUs is not a whole number of {gpn}-GPU nodes", profile.known)
-    routed = model.experts.routed if model.experts is not None else None
-    split = split_parallel(gpus, gpn, model.attention_heads, routed)
-    if split is None:  # only MoE models get here: dense ones can always fall back on PP
-        heads = model.attention_heads
-        tp_rule = f"dividing {heads} heads" if heads else "a power of two (heads unknown)"
-        return _no_fit(
-            f"{gpus} GPUs: no TP x EP split with TP <= {gpn} and {tp_rule} and EP dividing "
-            f"{routed} routed experts",
-            profile.known,
-        )
-    tp, ep, pp = split
-
+    shares = _per_gpu(model, acc, gpus, workload, w, profile)
+    if shares is None:
+        return _no_fit(_split_reason(model, gpus, acc.gpus_per_node), profile.known)
+    tp, ep, pp, weights_gb, kv_gb = shares
     memory = acc.memory_gb
     cap = memory * assumptions.memory_utilisation_cap
-    weights_gb = _weights_per_gpu_bytes(w, gpus, tp, pp) / 1e9
-    kv_gb = 0.0
-    if profile.known:
-        kv_gb = (
-            _kv_per_gpu_bytes(profile, workload.context_tokens, workload.concurrency, tp, ep, pp)
-            / 1e9
-        )
     act, overhead = assumptions.activation_reserve_gb, assumptions.runtime_overhead_gb
     used = weights_gb + kv_gb + act + overhead
     split_mem = MemorySplit(memory, cap, weights_gb, kv_gb, act, overhead, used, memory - used)
-    nodes = max(1, gpus // gpn) if gpus >= gpn else 1
+    gpn = acc.gpus_per_node
+    nodes = gpus // gpn if gpus >= gpn else 1
     fits = used <= cap * (1 + _CEIL_RTOL)
-    reason = ""
-    if not fits:
+    reason = sg = vl = launch_note = ""
+    if fits:
+        sg, vl, launch_note = _commands(
+            model, gpus, nodes, tp, ep, pp, workload, assumptions, profile.kv_dtype
+        )
+    else:
         reason = (
             f"{gpus} x {acc.name}: each GPU needs {fmt_gb(used)}, more than the "
             f"{fmt_gb(cap)} usable ({assumptions.memory_utilisation_cap:.0%} of {fmt_gb(memory)})"
         )
-    sg = vl = launch_note = ""
-    if launch and fits:
-        sg, vl, launch_note = _commands(
-            model, gpus, nodes, tp, ep, pp, workload, assumptions, profile.kv_dtype
-        )
     return Layout(
         fits, reason, gpus, nodes, tp, ep, pp, profile.known, split_mem,
-        gpus * float(memory), sg, vl, launch_note, "",
+        gpus * float(memory), sg, vl, launch_note, note,
     )  # fmt: skip
 
 
@@ -288,29 +310,37 @@ def _recommend(
             f"on one {acc.name}",
             profile.known,
         )
-    # No layout with fewer GPUs than this can hold even an even share of the weights.
-    lower = w.weights_bytes / (room_gb * 1e9) * (1 - _CEIL_RTOL)
+    # No layout with fewer GPUs can hold even an even share of the weights and the KV cache
+    # (an even share is the best case: dense weights copy per EP rank, MLA latents per TP rank).
+    kv_total = 0.0
+    if profile.known:
+        per_user = sum(group_bytes_per_user(g, workload.context_tokens) for g in profile.groups)
+        kv_total = per_user * workload.concurrency
+    lower = (w.weights_bytes + kv_total) / (room_gb * 1e9) * (1 - _CEIL_RTOL)
+    limit = cap * (1 + _CEIL_RTOL)
+    fixed = assumptions.activation_reserve_gb + assumptions.runtime_overhead_gb
     skipped: list[str] = []
-    last: Layout | None = None
+    last = 0
     for gpus in candidate_gpu_counts(acc.gpus_per_node, assumptions.max_nodes):
         if gpus < lower:
             continue
-        layout = _plan(model, acc, gpus, workload, assumptions, w, profile, launch=False)
-        if layout.fits:
+        shares = _per_gpu(model, acc, gpus, workload, w, profile)
+        if shares is None:
+            if len(skipped) < 3:
+                skipped.append(_split_reason(model, gpus, acc.gpus_per_node))
+            continue
+        if shares[3] + shares[4] + fixed <= limit:
             note = "; ".join(skipped)
             if not profile.known:
                 note = ("weights + overhead only: the KV cache is unknown. " + note).strip()
-            full = _plan(model, acc, gpus, workload, assumptions, w, profile, launch=True)
-            return replace(full, note=note)
-        if layout.per_gpu is None and len(skipped) < 3:
-            skipped.append(layout.reason)  # no valid TP x EP split at this count
-        last = layout
+            return _plan(model, acc, gpus, workload, assumptions, w, profile, note)
+        last = gpus
     most = acc.gpus_per_node * assumptions.max_nodes
     reason = (
         f"{fmt_bytes(w.weights_bytes)} of weights"
         + (" plus the KV cache" if profile.known else "")
         + f" do not fit in {assumptions.max_nodes} nodes ({most} x {acc.name})"
     )
-    if last is not None and last.reason and last.per_gpu is not None:
-        reason += f": {last.reason}"
+    if last:
+        reason += ": " + _plan(model, acc, last, workload, assumptions, w, profile).reason
     return _no_fit(reason, profile.known, "; ".join(skipped))

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .kv import bytes_per_user, kv_profile, max_context_tokens
+from .kv import KVProfile, bytes_per_user, kv_profile, max_context_tokens
 from .specs import FULL, AcceleratorSpec, AttentionGroup, ExpertSpec, ModelSpec, Prices
 from .validate import MAX_CONTEXT_TOKENS
-from .weights import weights
+from .weights import WeightsResult, weights
 
 # The article: always on = 24 h x 30 days = 720 GPU-hours a month per GPU.
 HOURS_PER_DAY_ALWAYS_ON = 24.0
@@ -122,8 +122,22 @@ def tier2_fit(
     overhead_gb: float = TIER2_OVERHEAD_GB,
     ram_bandwidth_gb_s: float = 60.0,
 ) -> Tier2Fit:
-    w = weights(model, weight_format)
-    profile = kv_profile(model, kv_dtype)
+    return _tier2_fit(
+        model, accelerator, context_tokens, concurrency, weights(model, weight_format),
+        kv_profile(model, kv_dtype), overhead_gb, ram_bandwidth_gb_s,
+    )  # fmt: skip
+
+
+def _tier2_fit(
+    model: ModelSpec,
+    accelerator: AcceleratorSpec,
+    context_tokens: int,
+    concurrency: int,
+    w: WeightsResult,
+    profile: KVProfile,
+    overhead_gb: float,
+    ram_bandwidth_gb_s: float,
+) -> Tier2Fit:
     per_user = bytes_per_user(profile, context_tokens)
     kv_bytes = None if per_user is None else per_user * concurrency
     memory_bytes = accelerator.memory_gb * 1e9

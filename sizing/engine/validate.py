@@ -228,20 +228,21 @@ def _validate_accelerator(a: AcceleratorSpec, prefix: str) -> None:
 
 
 def validate_workload(w: Workload, model: ModelSpec | None = None) -> None:
+    """`model` only lends its maximum context: validate the model itself first."""
     if not isinstance(w, Workload):
         raise SizingError("workload", f"must be a Workload, got {type(w).__name__}")
+    limit = None if model is None else model.max_context_tokens
     try:
-        _validate_workload(w, model)
+        _validate_workload(w, limit)
     except TypeError:
         check_hashable(w, "workload")
         raise
 
 
 @lru_cache(maxsize=1024)
-def _validate_workload(w: Workload, model: ModelSpec | None) -> None:
+def _validate_workload(w: Workload, limit: int | None) -> None:
     p = "workload"
     check_int(w.context_tokens, f"{p}.context_tokens", 1, MAX_CONTEXT_TOKENS)
-    limit = None if model is None else model.max_context_tokens
     if limit is not None and w.context_tokens > limit:
         raise SizingError(
             f"{p}.context_tokens",

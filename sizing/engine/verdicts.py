@@ -74,8 +74,7 @@ def tier1_verdict(
     )
 
 
-def tier2_verdict(s: Scenario, fit: Tier2Fit, pick: OneCardPick) -> str:
-    name, acc = s.model.name, s.accelerator.name
+def tier2_verdict(name: str, acc: str, fit: Tier2Fit, pick: OneCardPick) -> str:
     instead = "nothing from the article's list fits"
     if pick.largest_dense_4bit is not None:
         instead = f"a {pick.largest_dense_4bit} dense model at 4-bit"

@@ -1,7 +1,14 @@
 """The sizing engine: pure Python, standard library only. Frozen dataclasses in and out."""
 
 from .errors import SizingError
-from .evaluate import FloorRow, ScenarioResult, Tier2Result, evaluate, floor_table
+from .evaluate import (
+    FloorRow,
+    ScenarioResult,
+    Tier2Result,
+    break_even_series_for,
+    evaluate,
+    floor_table,
+)
 from .kv import KVEstimate, KVProfile, kv_estimate, kv_profile, max_context_tokens
 from .layout import Layout, MemorySplit, min_gpus_for_weights, plan_layout, recommend_layout
 from .specs import (
@@ -66,6 +73,7 @@ __all__ = [
     "api_monthly_cost",
     "break_even",
     "break_even_series",
+    "break_even_series_for",
     "checkpoint_bytes",
     "cold_start_seconds",
     "decode_speed",

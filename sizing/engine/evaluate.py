@@ -13,6 +13,7 @@ from .specs import AcceleratorSpec, Assumptions, ModelSpec, Prices, Scenario, Wo
 from .speed import SpeedEstimate, _speed
 from .tiers import (
     BreakEven,
+    BreakEvenSeries,
     OneCardPick,
     Tier1Cost,
     Tier2Fit,
@@ -20,6 +21,7 @@ from .tiers import (
     _tier2_fit,
     api_monthly_cost,
     break_even,
+    break_even_series,
     one_card_pick,
     tier1_cost,
     tier2_fit,
@@ -246,4 +248,29 @@ def evaluate(
     )  # fmt: skip
 
 
-__all__ = ["FloorRow", "ScenarioResult", "SizingError", "Tier2Result", "evaluate", "floor_table"]
+def break_even_series_for(
+    result: ScenarioResult, points: int = 500, max_output_tokens: float | None = None
+) -> BreakEvenSeries | None:
+    """The break-even chart for an evaluated scenario; None when it has no break-even inputs."""
+    be = result.break_even
+    if be is None:
+        return None
+    return break_even_series(
+        be.selfhost_usd_per_replica_month,
+        be.api_usd_per_m_output,
+        be.gateway_usd_per_month,
+        be.replica_output_tokens_per_month,
+        points,
+        max_output_tokens,
+    )
+
+
+__all__ = [
+    "FloorRow",
+    "ScenarioResult",
+    "SizingError",
+    "Tier2Result",
+    "break_even_series_for",
+    "evaluate",
+    "floor_table",
+]

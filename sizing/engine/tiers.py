@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from .kv import KVProfile, bytes_per_user, kv_profile, max_context_tokens
 from .specs import FULL, AcceleratorSpec, AttentionGroup, ExpertSpec, ModelSpec, Prices
+from .speed import active_params
 from .validate import MAX_CONTEXT_TOKENS
 from .weights import WeightsResult, weights
 
@@ -155,8 +156,9 @@ def _tier2_fit(
         on_gpu = max(0.0, min(w.weights_bytes, memory_bytes - overhead_bytes - (kv_bytes or 0.0)))
         in_ram = w.weights_bytes - on_gpu
         read = w.weights_bytes
-        if model.experts is not None and model.active_params is not None:
-            read = model.active_params * w.bytes_per_weight
+        active = active_params(model) if model.experts is not None else None
+        if active is not None:
+            read = active * w.bytes_per_weight  # a MoE reads only its active experts
         # the bytes read split like the weights: a token touches both parts in proportion
         gpu_share = on_gpu / w.weights_bytes
         s_per_token = None

@@ -52,8 +52,8 @@ def tier1_verdict(
     nodes = f"{layout.nodes} node" + ("s" if layout.nodes > 1 else "")
     split = f"TP {layout.tp}" + (f" x EP {layout.ep}" if layout.ep > 1 else "")
     split += f" x PP {layout.pp}" if layout.pp > 1 else ""
-    kv = "" if layout.kv_included else " (weights and overhead only: the KV cache is unknown)"
-    head = f"{name} needs {layout.gpus} x {acc} ({nodes}, {split}){kv}"
+    kv = "" if layout.kv_included else "; weights and overhead only, the KV cache is unknown"
+    head = f"{name} needs {layout.gpus} x {acc} ({nodes}, {split}{kv})"
     schedule = _schedule(cost.hours_per_day, cost.days_per_month)
     hours = f"{fmt_int(cost.gpu_hours_per_month)} GPU-hours a month {schedule}"
     if cost.usd_per_month is None or cost.usd_per_gpu_hour is None:

@@ -14,6 +14,7 @@ from sizing.engine import (
     Scenario,
     ScenarioResult,
     Workload,
+    break_even_series_for,
     evaluate,
 )
 
@@ -50,7 +51,7 @@ def test_verdicts_read_like_a_report(article_scenario):
         v.single_gpu
         == "K3 cannot run on one GPU: 1.49 TB of weights, the largest card holds 288 GB."
     )
-    assert "32 x H100 80GB (4 nodes, TP 8 x EP 4)" in v.tier1
+    assert "32 x H100 80GB (4 nodes, TP 8 x EP 4; weights and overhead only" in v.tier1
     assert "23,040 GPU-hours a month always on = $57,600 at $2.50 per GPU-hour" in v.tier1
     assert "25 minutes" in v.tier1
     assert "KV cache is unknown" in v.tier1
@@ -81,6 +82,21 @@ def test_a_small_model_runs_in_tier_2():
     assert result.verdicts.tier2.startswith("Qwen2.5-7B fits on one RTX 4090")
     assert "Add the API" in result.verdicts.tier3
     assert result.tier1 is not None and result.tier1.usd_per_month is None
+
+
+def test_break_even_series_for_a_result():
+    b200 = ARTICLE_CARDS[2]
+    model = ModelSpec("dense 1T", 1_000_000_000_000, weight_format="fp8")
+    scenario = Scenario(
+        model, b200, Workload(concurrency=256), Prices(2.5, api_usd_per_m_output=15.0)
+    )
+    series = break_even_series_for(evaluate(scenario), points=50)
+    assert series is not None and len(series.points) == 50
+    assert series.crossings[0] == pytest.approx(960e6)
+
+
+def test_no_break_even_series_without_prices(k3):
+    assert break_even_series_for(evaluate(Scenario(k3, H100))) is None
 
 
 def test_tier2_models_are_listed(article_scenario):

@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "teams",
     "sizing",
     "pricing",
+    "scenarios",
 ]
 
 MIDDLEWARE = [

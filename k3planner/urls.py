@@ -7,5 +7,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
     path("account/", include("teams.urls")),
+    path("scenarios/", include("scenarios.urls")),
     path("", include("sizing.urls")),
 ]

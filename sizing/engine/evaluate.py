@@ -26,7 +26,13 @@ from .tiers import (
     tier1_cost,
     tier2_fit,
 )
-from .validate import validate_accelerator, validate_model, validate_scenario
+from .validate import (
+    validate_accelerator,
+    validate_assumptions,
+    validate_model,
+    validate_prices,
+    validate_workload,
+)
 from .verdicts import (
     Verdicts,
     break_even_verdict,
@@ -117,6 +123,25 @@ def _validate_catalog(catalog: Sequence[AcceleratorSpec]) -> None:
         validate_accelerator(acc, f"catalog[{i}]")
 
 
+# Comparing cards passes the same catalog tuple with every scenario; hashing 14 specs costs more
+# than the lookup saves, so remember the last few by identity (tuples only: they cannot change).
+_FLOOR_BY_ID: dict[tuple[int, int], tuple[ModelSpec, object, tuple[FloorRow, ...]]] = {}
+_FLOOR_BY_ID_MAX = 64
+
+
+def _catalog_floor(model: ModelSpec, catalog: Sequence[AcceleratorSpec]) -> tuple[FloorRow, ...]:
+    key = (id(model), id(catalog))
+    hit = _FLOOR_BY_ID.get(key)
+    if hit is not None and hit[0] is model and hit[1] is catalog:
+        return hit[2]
+    rows = floor_table(model, catalog)
+    if isinstance(catalog, tuple):
+        if len(_FLOOR_BY_ID) >= _FLOOR_BY_ID_MAX:
+            _FLOOR_BY_ID.clear()
+        _FLOOR_BY_ID[key] = (model, catalog, rows)  # holding them keeps their ids unique
+    return rows
+
+
 # The same catalog is priced against many scenarios: build its floor rows once per model.
 @lru_cache(maxsize=256)
 def _floor_table(
@@ -184,10 +209,14 @@ def evaluate(
     except TypeError:
         validate_model(model)  # names the unhashable field
         raise
-    validate_scenario(scenario)  # the model part is a cache hit by now
+    # _weights_pair validated the model; now the rest of the scenario
+    validate_accelerator(acc)
+    validate_workload(wl, model)
+    validate_assumptions(assume)
+    validate_prices(prices)
     for i, m in enumerate(tier2_models):
         validate_model(m, f"tier2_models[{i}]")
-    floor = floor_table(model, catalog) if catalog else ()
+    floor = _catalog_floor(model, catalog) if catalog else ()
 
     kv, own_floor, layout, speed, fit, pick, tier2_text = _hardware(
         model, acc, wl.context_tokens, wl.concurrency, wl.kv_dtype, wl.prompt_tokens, assume,

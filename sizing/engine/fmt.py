@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
+
+# Verdicts repeat the same few figures (weights, card sizes, prices) on every evaluation, so the
+# formatters remember recent values.
 
 # Decimal units for memory and checkpoints (vendors sell 80 GB = 80e9 bytes).
 _BYTE_UNITS = ((1e15, "PB"), (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"))
@@ -10,6 +14,7 @@ GIB = 2**30  # the article's KV-per-user figures are in GiB
 KIB = 2**10
 
 
+@lru_cache(maxsize=4096)
 def sig(x: float, digits: int = 3) -> str:
     """x to `digits` significant figures, no trailing zeros, thousands separated."""
     a = abs(x)
@@ -33,6 +38,7 @@ def fmt_int(n: float) -> str:
 _BYTE_STEPS = tuple((scale * 0.9995, scale, unit) for scale, unit in _BYTE_UNITS)
 
 
+@lru_cache(maxsize=4096)
 def fmt_bytes(b: float) -> str:
     a = abs(b)
     for threshold, scale, unit in _BYTE_STEPS:
@@ -49,6 +55,7 @@ def fmt_gib(b: float) -> str:
     return f"{sig(b / GIB)} GiB"
 
 
+@lru_cache(maxsize=4096)
 def fmt_usd(x: float) -> str:
     if abs(x) >= 100:
         return f"${x:,.0f}"
@@ -57,6 +64,7 @@ def fmt_usd(x: float) -> str:
     return f"${sig(x, 2)}"
 
 
+@lru_cache(maxsize=4096)
 def fmt_duration(s: float) -> str:
     if s < 90:
         return f"{sig(s, 2)} seconds"
@@ -67,6 +75,7 @@ def fmt_duration(s: float) -> str:
     return f"{sig(s / 86400, 2)} days"
 
 
+@lru_cache(maxsize=4096)
 def fmt_tokens(n: float) -> str:
     if abs(n) >= 1e9:
         return f"{sig(n / 1e9)} B"

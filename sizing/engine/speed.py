@@ -151,6 +151,8 @@ def _speed(
         )  # fmt: skip
 
     step_bytes = weight_bytes + (kv_bytes or 0.0)
+    # All GPUs read their share at once: true for TP and EP; pipeline stages need enough
+    # micro-batches in flight to stay busy, which a batch of B users provides.
     memory_s = step_bytes / (gpus * acc.bandwidth_tb_s * 1e12 * assumptions.bandwidth_efficiency)
     compute_s = None
     if peak is not None:

@@ -43,6 +43,8 @@ from .verdicts import (
 )
 from .weights import WeightsResult, weights
 
+UNIFIED_MEMORY = "unified"  # AcceleratorSpec.kind of Apple-style machines
+
 
 @dataclass(frozen=True)
 class FloorRow:
@@ -257,7 +259,9 @@ def evaluate(
             wl.days_per_month,
         )
 
-    largest = max((*catalog, acc), key=lambda a: a.memory_gb)
+    # "The largest card": a unified-memory machine is a whole computer, not one accelerator.
+    cards = [a for a in (*catalog, acc) if a.kind != UNIFIED_MEMORY] or [acc]
+    largest = max(cards, key=lambda a: a.memory_gb)
     verdicts = Verdicts(
         single_gpu_verdict(model.name, w, largest.name, largest.memory_gb),
         tier1_verdict(scenario, layout, t1, speed, w),

@@ -118,3 +118,12 @@ def test_nothing_fits_still_evaluates(k3):
 def test_same_inputs_same_result():
     scenario = Scenario(k3_model(), H100, Workload(), ARTICLE_PRICES)
     assert evaluate(scenario) == evaluate(Scenario(k3_model(), H100, Workload(), ARTICLE_PRICES))
+
+
+def test_a_unified_memory_machine_is_not_the_largest_card(article_scenario):
+    """A 512 GB Mac Studio is a whole computer; the article's "largest card" is the 288 GB one."""
+    mac = AcceleratorSpec(name="Mac Studio 512GB", memory_gb=512, kind="unified")
+    result = evaluate(article_scenario, [mac, *ARTICLE_CARDS])
+    assert result.verdicts.single_gpu == (
+        "K3 cannot run on one GPU: 1.49 TB of weights, the largest card holds 288 GB."
+    )

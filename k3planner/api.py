@@ -118,9 +118,11 @@ def on_http_error(request, exc: HttpError):
 
 def _mount_routers() -> None:
     # Imported here: the app routers import `anyone` from this module.
+    from scenarios.api import router as scenarios_router
     from sizing.api import router as catalog_router
 
     api.add_router("/", catalog_router)
+    api.add_router("/", scenarios_router)
 
 
 _mount_routers()

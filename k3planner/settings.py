@@ -57,11 +57,13 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "ninja",  # serves its Swagger UI from static, not a CDN
     "django_htmx",
     "template_partials",
     "teams",
     "sizing",
     "pricing",
+    "probes",
     "scenarios",
 ]
 
@@ -148,6 +150,25 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 360)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE: dict = {}
+
+# Probes (spec 5). A sweep every PROBES_SWEEP_S probes each endpoint whose interval has come
+# round, all at once (at most PROBES_CONCURRENCY in flight); speed probes sweep more slowly.
+# Stored endpoint keys are encrypted with ENDPOINT_SECRET_KEY (else one derived from SECRET_KEY).
+ENDPOINT_SECRET_KEY = os.environ.get("ENDPOINT_SECRET_KEY", "")
+PROBES_SWEEP_S = env_int("PROBES_SWEEP_S", 15)
+PROBES_SPEED_SWEEP_S = env_int("PROBES_SPEED_SWEEP_S", 300)
+PROBES_CONCURRENCY = env_int("PROBES_CONCURRENCY", 100)
+PROBES_WEBHOOK_TIMEOUT_S = env_int("PROBES_WEBHOOK_TIMEOUT_S", 5)
+CELERY_BEAT_SCHEDULE["probes-health-sweep"] = {
+    "task": "probes.probe_due",
+    "schedule": float(PROBES_SWEEP_S),
+    "options": {"expires": PROBES_SWEEP_S},  # a sweep queued behind a busy worker is dropped
+}
+CELERY_BEAT_SCHEDULE["probes-speed-sweep"] = {
+    "task": "probes.speed_due",
+    "schedule": float(PROBES_SPEED_SWEEP_S),
+    "options": {"expires": PROBES_SPEED_SWEEP_S},
+}
 
 LOGGING = {
     "version": 1,

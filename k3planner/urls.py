@@ -8,5 +8,6 @@ urlpatterns = [
     path("api/v1/", api.urls),
     path("account/", include("teams.urls")),
     path("scenarios/", include("scenarios.urls")),
+    path("endpoints/", include("probes.urls")),
     path("", include("sizing.urls")),
 ]

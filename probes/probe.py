@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
+import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -59,6 +61,19 @@ DEFAULT_TIMEOUT_S = 10.0
 DEFAULT_CONCURRENCY = 100
 SPEED_PROMPT = "Count from one to twenty in words."
 USER_AGENT = "k3planner-probe/1"
+
+
+# httpx logs every request at INFO; a sweep of 200 endpoints would write 400 lines every few
+# seconds. Requests made by probes are dropped from that log (results are stored instead).
+_probing = contextvars.ContextVar("probing", default=False)
+
+
+class _QuietProbes(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not _probing.get()
+
+
+logging.getLogger("httpx").addFilter(_QuietProbes())
 
 
 class ProbeFailure(Exception):
@@ -536,6 +551,7 @@ async def probe_many_async(
     targets = list(targets)
     if not targets:
         return []
+    _probing.set(True)  # this task and the ones it starts
     gate = asyncio.Semaphore(concurrency)
     longest = max(t.timeout_s for t in targets)
     async with _client(longest) as client:
@@ -559,6 +575,7 @@ def probe_many(
 
 def probe_speed(target: Target, *, concurrency: int = 1, max_tokens: int = 32) -> SpeedResult:
     async def run() -> SpeedResult:
+        _probing.set(True)
         limits = httpx.Limits(max_connections=concurrency + 1)
         async with _client(max(target.timeout_s, 30.0), limits) as client:
             return await measure_speed(

@@ -64,6 +64,51 @@ def list_models(request, q: str = "", vendor: str = "", moe: bool | None = None)
     return models
 
 
+# Declared before /models/{slug}: Django tries the URL patterns in order.
+@router.post("/models/import", response=ImportOut, auth=anyone, tags=["catalog"])
+def import_model(request, payload: ImportIn, save: bool = False):
+    """A Hugging Face config.json in, the spec the engine would use out; ?save=true stores it."""
+    if save:
+        if not request.user.is_authenticated:
+            raise AuthenticationError(401, "Saving an import needs a token: 'Bearer <token>'")
+        require_staff(request)
+    spec = model_from_hf_config(
+        payload.config, name=payload.name, weight_format=payload.weight_format
+    )
+    kv_dtype = payload.kv_dtype or spec.kv_dtype
+    spec = replace(spec, kv_dtype=kv_dtype)
+    w = weights(spec)
+    kv = kv_estimate(spec, Workload(context_tokens=1, kv_dtype=kv_dtype))
+    saved_slug = None
+    if save:
+        saved_slug = payload.slug or slugify(payload.name)
+        if LLMModel.objects.filter(slug=saved_slug).exists():
+            raise HttpError(409, f"slug: a model {saved_slug!r} already exists")
+        architecture = (payload.config.get("architectures") or [""])[0]
+        llm_model_create(
+            spec=spec,
+            slug=saved_slug,
+            meta={"architecture": architecture, "source_note": "Imported from config.json"},
+        )
+    return {
+        "name": spec.name,
+        "architecture": (payload.config.get("architectures") or [""])[0],
+        "total_params": spec.total_params,
+        "active_params": spec.active_params,
+        "weights_bytes": w.weights_bytes,
+        "kv_bytes_per_token": kv.kv_bytes_per_token,
+        "state_bytes_per_sequence": kv.state_bytes_per_sequence,
+        "kv_dtype": kv_dtype,
+        "weight_format": spec.weight_format,
+        "tensor_groups": [asdict(t) for t in spec.tensor_groups],
+        "attention_groups": [asdict(g) for g in spec.attention],
+        "experts": asdict(spec.experts) if spec.experts else None,
+        "layers": spec.layers,
+        "max_context_tokens": spec.max_context_tokens,
+        "saved_slug": saved_slug,
+    }
+
+
 @router.get("/models/{slug}", response=ModelOut, auth=anyone)
 def get_model(request, slug: str):
     return get_object_or_404(selectors.llm_models(), slug=slug)
@@ -249,48 +294,4 @@ def size_floor(request, model: str, weight_format: str | None = None):
         "weight_format": spec.weight_format,
         "weights_bytes": rows[0].weights_bytes if rows else weights(spec).weights_bytes,
         "rows": [{**asdict(r), "accelerator": r.accelerator_name} for r in rows],
-    }
-
-
-@router.post("/models/import", response=ImportOut, auth=anyone, tags=["catalog"])
-def import_model(request, payload: ImportIn, save: bool = False):
-    """A Hugging Face config.json in, the spec the engine would use out; ?save=true stores it."""
-    if save:
-        if not request.user.is_authenticated:
-            raise AuthenticationError(401, "Saving an import needs a token: 'Bearer <token>'")
-        require_staff(request)
-    spec = model_from_hf_config(
-        payload.config, name=payload.name, weight_format=payload.weight_format
-    )
-    kv_dtype = payload.kv_dtype or spec.kv_dtype
-    spec = replace(spec, kv_dtype=kv_dtype)
-    w = weights(spec)
-    kv = kv_estimate(spec, Workload(context_tokens=1, kv_dtype=kv_dtype))
-    saved_slug = None
-    if save:
-        saved_slug = payload.slug or slugify(payload.name)
-        if LLMModel.objects.filter(slug=saved_slug).exists():
-            raise HttpError(409, f"slug: a model {saved_slug!r} already exists")
-        architecture = (payload.config.get("architectures") or [""])[0]
-        llm_model_create(
-            spec=spec,
-            slug=saved_slug,
-            meta={"architecture": architecture, "source_note": "Imported from config.json"},
-        )
-    return {
-        "name": spec.name,
-        "architecture": (payload.config.get("architectures") or [""])[0],
-        "total_params": spec.total_params,
-        "active_params": spec.active_params,
-        "weights_bytes": w.weights_bytes,
-        "kv_bytes_per_token": kv.kv_bytes_per_token,
-        "state_bytes_per_sequence": kv.state_bytes_per_sequence,
-        "kv_dtype": kv_dtype,
-        "weight_format": spec.weight_format,
-        "tensor_groups": [asdict(t) for t in spec.tensor_groups],
-        "attention_groups": [asdict(g) for g in spec.attention],
-        "experts": asdict(spec.experts) if spec.experts else None,
-        "layers": spec.layers,
-        "max_context_tokens": spec.max_context_tokens,
-        "saved_slug": saved_slug,
     }

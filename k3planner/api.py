@@ -116,6 +116,12 @@ def on_http_error(request, exc: HttpError):
     return error(request, exc.status_code, str(exc.message))
 
 
+@api.get("/ping", auth=anyone, tags=["meta"])
+def ping(request):
+    """A trivial JSON view: liveness, and the baseline the sizing benchmark compares with."""
+    return {"pong": True}
+
+
 def _mount_routers() -> None:
     # Imported here: the app routers import `anyone` from this module.
     from scenarios.api import router as scenarios_router

@@ -132,6 +132,9 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
+# How long another process may size with a catalog edited elsewhere (see sizing.selectors).
+CATALOG_CACHE_SECONDS = env_int("CATALOG_CACHE_SECONDS", 5)
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"

@@ -1,10 +1,27 @@
 from django.contrib import admin
 
 from sizing.models import Accelerator, AttentionGroup, LLMModel, TensorGroup, WeightFormat
+from sizing.selectors import catalog_changed
+
+
+class CatalogAdminMixin:
+    """Size with the edited values at once in this process (see sizing.selectors)."""
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        catalog_changed()
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        catalog_changed()
+
+    def delete_queryset(self, request, queryset):
+        super().delete_queryset(request, queryset)
+        catalog_changed()
 
 
 @admin.register(WeightFormat)
-class WeightFormatAdmin(admin.ModelAdmin):
+class WeightFormatAdmin(CatalogAdminMixin, admin.ModelAdmin):
     list_display = ["name", "bits_per_weight", "description"]
     search_fields = ["name"]
 
@@ -25,7 +42,7 @@ class TensorGroupInline(admin.TabularInline):
 
 
 @admin.register(LLMModel)
-class LLMModelAdmin(admin.ModelAdmin):
+class LLMModelAdmin(CatalogAdminMixin, admin.ModelAdmin):
     list_display = ["name", "vendor", "total_params", "active_params", "weight_format", "updated"]
     list_filter = ["vendor", "weight_format"]
     search_fields = ["name", "slug", "vendor", "architecture"]
@@ -64,7 +81,7 @@ class LLMModelAdmin(admin.ModelAdmin):
 
 
 @admin.register(Accelerator)
-class AcceleratorAdmin(admin.ModelAdmin):
+class AcceleratorAdmin(CatalogAdminMixin, admin.ModelAdmin):
     list_display = ["name", "vendor", "kind", "memory_gb", "bandwidth_tb_s", "figures_as_of"]
     list_filter = ["vendor", "kind"]
     search_fields = ["name", "slug", "vendor"]

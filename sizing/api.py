@@ -4,6 +4,7 @@ from dataclasses import asdict, replace
 
 from django.db import transaction
 from django.db.models import Q
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.text import slugify
 from ninja import Router, Status
@@ -15,6 +16,7 @@ from sizing import selectors
 from sizing.engine.evaluate import evaluate, floor_table
 from sizing.engine.importers import model_from_hf_config
 from sizing.engine.kv import kv_estimate
+from sizing.engine.serialize import as_plain
 from sizing.engine.specs import (
     AcceleratorSpec,
     Assumptions,
@@ -138,6 +140,7 @@ def _save_model(payload: ModelIn, llm: LLMModel | None) -> LLMModel:
         TensorGroup.objects.create(
             llm=llm, name=t.name, params=t.params, weight_format=formats[t.weight_format]
         )
+    transaction.on_commit(selectors.catalog_changed)
     return selectors.llm_models().get(pk=llm.pk)
 
 
@@ -183,6 +186,7 @@ def _save_accelerator(payload: AcceleratorIn, acc: Accelerator) -> Accelerator:
         setattr(acc, key, value)
     acc.full_clean()
     acc.save()
+    selectors.catalog_changed()
     return acc
 
 
@@ -205,7 +209,9 @@ def update_accelerator(request, slug: str, payload: AcceleratorIn):
 
 def _model_spec(value: str | ModelSpecIn, weight_format: str | None) -> ModelSpec:
     if isinstance(value, str):
-        spec = selectors.model_spec(get_object_or_404(selectors.llm_models(), slug=value))
+        spec = selectors.catalog_specs().models.get(value)
+        if spec is None:
+            raise Http404(f"No model {value!r} in the catalog")
     else:
         data = value.dict()
         experts = data.pop("experts")
@@ -223,7 +229,10 @@ def _model_spec(value: str | ModelSpecIn, weight_format: str | None) -> ModelSpe
 
 def _accelerator_spec(value: str | AcceleratorSpecIn) -> AcceleratorSpec:
     if isinstance(value, str):
-        return selectors.accelerator_spec(get_object_or_404(selectors.accelerators(), slug=value))
+        spec = selectors.catalog_specs().accelerators.get(value)
+        if spec is None:
+            raise Http404(f"No accelerator {value!r} in the catalog")
+        return spec
     return AcceleratorSpec(**value.dict())
 
 
@@ -241,7 +250,7 @@ def prices_from_input(p) -> Prices:
 
 
 def sizing_response(result, prices: Prices) -> dict:
-    layout = asdict(result.layout)
+    detail = as_plain(result)
     return {
         "model": result.model_name,
         "accelerator": result.accelerator_name,
@@ -252,7 +261,7 @@ def sizing_response(result, prices: Prices) -> dict:
         "kv_bytes_per_user": result.kv_bytes_per_user,
         "min_gpus_for_weights": result.min_gpus_for_weights,
         "recommended_gpus": result.layout.gpus if result.layout.fits else None,
-        "layout": layout,
+        "layout": detail["layout"],
         "decode_tokens_per_s": result.decode_tokens_per_s,
         "tokens_per_s_per_usd_per_hour": result.tokens_per_s_per_usd_per_hour,
         "monthly_cost_usd": {
@@ -260,9 +269,9 @@ def sizing_response(result, prices: Prices) -> dict:
             "tier3": result.tier3_usd_per_month,
         },
         "break_even_output_tokens_per_month": result.break_even_output_tokens_per_month,
-        "verdicts": asdict(result.verdicts),
-        "prices_used": asdict(prices),
-        "detail": asdict(result),
+        "verdicts": detail["verdicts"],
+        "prices_used": as_plain(prices),
+        "detail": detail,
     }
 
 
@@ -279,7 +288,7 @@ def size(request, payload: SizingIn):
         prices=prices,
         assumptions=Assumptions(**payload.assumptions.dict()),
     )
-    catalog = [selectors.accelerator_spec(a) for a in selectors.accelerators()]
+    catalog = tuple(selectors.catalog_specs().accelerators.values())
     return sizing_response(evaluate(scenario, catalog), prices)
 
 
@@ -287,8 +296,7 @@ def size(request, payload: SizingIn):
 def size_floor(request, model: str, weight_format: str | None = None):
     """Weights and the weights-only GPU floor on every catalog accelerator."""
     spec = _model_spec(model, weight_format)
-    accs = [selectors.accelerator_spec(a) for a in selectors.accelerators()]
-    rows = floor_table(spec, accs)
+    rows = floor_table(spec, tuple(selectors.catalog_specs().accelerators.values()))
     return {
         "model": spec.name,
         "weight_format": spec.weight_format,

@@ -1,5 +1,9 @@
 """Catalog queries, and the edge where ORM rows become the engine's plain specs."""
 
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
 from django.db.models import Prefetch, QuerySet
 
 from sizing.engine.specs import AcceleratorSpec, ExpertSpec, ModelSpec
@@ -84,3 +88,36 @@ def accelerator_spec(acc: Accelerator) -> AcceleratorSpec:
         gpus_per_node=acc.gpus_per_node,
         power_w=acc.power_w,
     )
+
+
+# --- the catalog as engine specs, cached in-process -----------------------------------------
+# Sizing calls read the whole catalog; rebuilding it from five queries each time costs more than
+# the engine itself. Writes through our services and the admin clear the cache at once in their
+# own process; other processes see a change within CATALOG_CACHE_SECONDS.
+
+
+@dataclass(frozen=True)
+class CatalogSpecs:
+    models: dict[str, ModelSpec]  # by slug
+    accelerators: dict[str, AcceleratorSpec]  # by slug, in catalog order
+
+
+_catalog_cache: dict[str, object] = {"at": 0.0, "specs": None}
+
+
+def catalog_specs() -> CatalogSpecs:
+    now = time.monotonic()
+    specs = _catalog_cache["specs"]
+    if specs is None or now - float(_catalog_cache["at"]) > settings.CATALOG_CACHE_SECONDS:
+        specs = CatalogSpecs(
+            models={m.slug: model_spec(m) for m in llm_models()},
+            accelerators={a.slug: accelerator_spec(a) for a in accelerators()},
+        )
+        _catalog_cache.update(at=now, specs=specs)
+    assert isinstance(specs, CatalogSpecs)
+    return specs
+
+
+def catalog_changed() -> None:
+    """Call after writing the catalog, so this process sizes with the new values at once."""
+    _catalog_cache.update(at=0.0, specs=None)

@@ -14,6 +14,7 @@ from sizing.engine.importers import model_from_hf_config
 from sizing.engine.specs import AttentionGroup as GroupSpec
 from sizing.engine.specs import ExpertSpec, ModelSpec
 from sizing.models import Accelerator, AttentionGroup, LLMModel, TensorGroup, WeightFormat
+from sizing.selectors import catalog_changed
 
 CATALOG_DIR = Path(__file__).resolve().parent / "catalog"
 
@@ -103,6 +104,7 @@ def llm_model_create(*, spec: ModelSpec, slug: str, meta: dict | None = None) ->
         TensorGroup.objects.create(
             llm=llm, name=t.name, params=t.params, weight_format=wfs[t.weight_format]
         )
+    transaction.on_commit(catalog_changed)
     return llm
 
 
@@ -163,6 +165,7 @@ def catalog_load(*, catalog_dir: Path = CATALOG_DIR) -> LoadReport:
             report.failed.append(f"{slug}: {exc}")
             continue
         report.created.append(slug)
+    catalog_changed()
     return report
 
 

@@ -82,3 +82,13 @@ def staff(django_user_model):
     return django_user_model.objects.create_user(
         "sam", "sam@example.com", "sam-pass-123", is_staff=True, is_superuser=True
     )
+
+
+@pytest.fixture(autouse=True)
+def fresh_catalog_cache():
+    """Each test starts from its own database, so from an empty catalog cache."""
+    from sizing.selectors import catalog_changed
+
+    catalog_changed()
+    yield
+    catalog_changed()

@@ -69,6 +69,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "k3planner.middleware.security_headers",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -77,6 +78,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "k3planner.middleware.database_unavailable",
 ]
 
 ROOT_URLCONF = "k3planner.urls"
@@ -134,6 +136,25 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 # How long another process may size with a catalog edited elsewhere (see sizing.selectors).
 CATALOG_CACHE_SECONDS = env_int("CATALOG_CACHE_SECONDS", 5)
+
+# Security. Production behind TLS sets SECURE_SSL=1 for the HTTPS-only flags (`manage.py check
+# --deploy` is clean with it); the embedded run and the tests speak plain HTTP on loopback.
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SECURE_SSL = env_bool("SECURE_SSL", False)
+if SECURE_SSL:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+# Failed sign-ins allowed per username and per address in LOGIN_LOCKOUT_S.
+LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5)
+LOGIN_LOCKOUT_S = env_int("LOGIN_LOCKOUT_S", 900)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

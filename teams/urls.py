@@ -4,7 +4,7 @@ from django.urls import path
 from teams import views
 
 urlpatterns = [
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", views.ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("tokens/", views.tokens, name="tokens"),
     path("tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),

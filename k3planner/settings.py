@@ -11,6 +11,8 @@ import dj_database_url
 import plotly
 from django.core.exceptions import ImproperlyConfigured
 
+from pricing.schedule import BEAT_SCHEDULE as PRICING_BEAT_SCHEDULE
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -173,7 +175,7 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 300)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 360)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE: dict = {**PRICING_BEAT_SCHEDULE}  # prices: daily refresh of the feeds
 
 # Probes (spec 5). A sweep every PROBES_SWEEP_S probes each endpoint whose interval has come
 # round, all at once (at most PROBES_CONCURRENCY in flight); speed probes sweep more slowly.

@@ -9,5 +9,6 @@ urlpatterns = [
     path("account/", include("teams.urls")),
     path("scenarios/", include("scenarios.urls")),
     path("endpoints/", include("probes.urls")),
+    path("prices/", include("pricing.urls")),
     path("", include("sizing.urls")),
 ]

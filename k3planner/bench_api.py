@@ -101,9 +101,7 @@ def main() -> None:
         server.terminate()
         server.wait(timeout=20)
         psql(admin, f"DROP DATABASE IF EXISTS {DB_NAME}")
-    print(
-        f"gunicorn 2 workers x 4 threads, wrk 2 threads x 8 connections, {seconds} s a route"
-    )
+    print(f"gunicorn 2 workers x 4 threads, wrk 2 threads x 8 connections, {seconds} s a route")
     print(f"{'route':<26}{'req/s':>10}{'p50':>10}{'p99':>10}{'non-2xx':>9}")
     for name, r in (("GET /api/v1/ping", trivial), ("POST /api/v1/sizing", sizing)):
         print(f"{name:<26}{r['rps']:>10.0f}{r['p50']:>10}{r['p99']:>10}{r['non_2xx']:>9}")

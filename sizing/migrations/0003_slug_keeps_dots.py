@@ -5,15 +5,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('sizing', '0002_repo_id'),
+        ("sizing", "0002_repo_id"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='llmmodel',
-            name='slug',
-            field=models.CharField(max_length=120, unique=True, validators=[django.core.validators.RegexValidator('^[-a-zA-Z0-9_.]+$', 'Use letters, numbers, dots, hyphens or underscores.')]),
+            model_name="llmmodel",
+            name="slug",
+            field=models.CharField(
+                max_length=120,
+                unique=True,
+                validators=[
+                    django.core.validators.RegexValidator(
+                        "^[-a-zA-Z0-9_.]+$", "Use letters, numbers, dots, hyphens or underscores."
+                    )
+                ],
+            ),
         ),
     ]

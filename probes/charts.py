@@ -31,10 +31,17 @@ class Point:
     estimated_tokens_per_s: float | None = None
 
 
-def _layout(title: str, y_title: str, **extra) -> dict:
+Window = tuple[datetime, datetime]
+
+
+def _layout(title: str, y_title: str, window: Window | None = None, **extra) -> dict:
+    xaxis: dict = {"type": "date", "title": {"text": "time (UTC)"}}
+    if window is not None:
+        # The whole window, so a single probe is a point in a week, not a week of one point.
+        xaxis["range"] = [window[0].isoformat(), window[1].isoformat()]
     return {
         "title": {"text": title},
-        "xaxis": {"type": "date", "title": {"text": "time (UTC)"}},
+        "xaxis": xaxis,
         "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
         "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
         "legend": {"orientation": "h"},
@@ -43,7 +50,7 @@ def _layout(title: str, y_title: str, **extra) -> dict:
     }
 
 
-def latency_figure(points: Sequence[Point]) -> dict:
+def latency_figure(points: Sequence[Point], window: Window | None = None) -> dict:
     """GET /v1/models latency over time, one trace per outcome so colours say the status."""
     traces = []
     for status in STATUS_ORDER:
@@ -62,10 +69,10 @@ def latency_figure(points: Sequence[Point]) -> dict:
                 "line": {"color": STATUS_COLOURS[status]},
             }
         )
-    return {"data": traces, "layout": _layout("Latency of GET /v1/models", "ms")}
+    return {"data": traces, "layout": _layout("Latency of GET /v1/models", "ms", window)}
 
 
-def status_figure(points: Sequence[Point]) -> dict:
+def status_figure(points: Sequence[Point], window: Window | None = None) -> dict:
     """The status of every probe over time: a strip of coloured marks, one row per outcome."""
     traces = []
     for status in STATUS_ORDER:
@@ -82,18 +89,26 @@ def status_figure(points: Sequence[Point]) -> dict:
                 "marker": {"color": STATUS_COLOURS[status], "symbol": "line-ns-open", "size": 14},
             }
         )
-    layout = _layout("Status history", "")
+    layout = _layout("Status history", "", window)
     layout["yaxis"] = {
         "type": "category",
         "categoryorder": "array",
         "categoryarray": [s.replace("_", " ") for s in reversed(STATUS_ORDER)],
+        # Every outcome keeps its row, whether or not it happened in the window.
+        "range": [-0.5, len(STATUS_ORDER) - 0.5],
     }
     layout["height"] = 260
+    layout["margin"] = {**layout["margin"], "l": 110}  # room for "model missing"
     layout["showlegend"] = False
     return {"data": traces, "layout": layout}
 
 
-def speed_figure(points: Sequence[Point], *, estimate_tokens_per_s: float | None = None) -> dict:
+def speed_figure(
+    points: Sequence[Point],
+    window: Window | None = None,
+    *,
+    estimate_tokens_per_s: float | None = None,
+) -> dict:
     """Measured decode tokens/s over time, with the engine's estimate when there is one."""
     measured = [p for p in points if p.tokens_per_s is not None]
     traces = [
@@ -135,5 +150,7 @@ def speed_figure(points: Sequence[Point], *, estimate_tokens_per_s: float | None
         )
     return {
         "data": traces,
-        "layout": _layout("Output tokens/s, measured vs estimated", "tokens/s", shapes=shapes),
+        "layout": _layout(
+            "Output tokens/s, measured vs estimated", "tokens/s", window, shapes=shapes
+        ),
     }

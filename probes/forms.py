@@ -29,6 +29,12 @@ class EndpointForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         # The team picks: only the user's own teams are offered (or accepted).
         self.fields["team"].queryset = user.teams.order_by("name")
+        # Current price rows only: a superseded row stays linked to the endpoints that had it.
+        prices = self.fields["api_price"].queryset.select_related("provider")
+        current = prices.filter(valid_until__isnull=True)
+        if self.instance.api_price_id:
+            current = current | prices.filter(pk=self.instance.api_price_id)
+        self.fields["api_price"].queryset = current.order_by("provider__name", "model_id")
         if self.instance.pk and self.instance.has_stored_key:
             self.fields[
                 "api_key"

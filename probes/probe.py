@@ -16,6 +16,7 @@ Safety rules kept here, where every request is made:
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
 import json
@@ -567,10 +568,21 @@ async def probe_many_async(
         return await asyncio.gather(*(one(t) for t in targets))
 
 
+def _run(coro):
+    """asyncio.run, also from a thread whose event loop is already running (an async view,
+    a test driving a browser): then in a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 def probe_many(
     targets: Iterable[Target], *, concurrency: int = DEFAULT_CONCURRENCY
 ) -> list[HealthResult]:
-    return asyncio.run(probe_many_async(targets, concurrency=concurrency))
+    return _run(probe_many_async(targets, concurrency=concurrency))
 
 
 def probe_speed(target: Target, *, concurrency: int = 1, max_tokens: int = 32) -> SpeedResult:
@@ -582,4 +594,4 @@ def probe_speed(target: Target, *, concurrency: int = 1, max_tokens: int = 32) -
                 client, target, concurrency=concurrency, max_tokens=max_tokens
             )
 
-    return asyncio.run(run())
+    return _run(run())

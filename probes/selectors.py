@@ -27,7 +27,7 @@ def endpoints_for(user) -> QuerySet[Endpoint]:
     up = health & Q(results__status=probe.UP)
     return (
         Endpoint.objects.filter(team__members=user)
-        .select_related("team", "llm", "accelerator")
+        .select_related("team", "llm", "accelerator", "api_price__provider")
         .annotate(
             probes_24h=Count("results", filter=health & Q(results__started_at__gte=day)),
             up_24h=Count("results", filter=up & Q(results__started_at__gte=day)),

@@ -15,6 +15,7 @@ from probes.models import Endpoint, ProbeResult
 
 HISTORY_DAYS = 7
 SPEED_HISTORY_DAYS = 30
+MIN_WINDOW = timedelta(hours=1)
 
 
 def _endpoint_or_404(request, pk: int) -> Endpoint:
@@ -23,6 +24,12 @@ def _endpoint_or_404(request, pk: int) -> Endpoint:
         return selectors.endpoint_for(request.user, pk)
     except Endpoint.DoesNotExist:
         raise Http404("No such endpoint") from None
+
+
+def _window(results, now, days: int):
+    """From the first result (at least an hour back) to now, at most `days` back."""
+    start = min(results[0].started_at, now - MIN_WINDOW) if results else now - MIN_WINDOW
+    return max(start, now - timedelta(days=days)), now
 
 
 def _with_uptime(endpoints):
@@ -59,6 +66,7 @@ def endpoint_detail(request, pk: int):
     speed = selectors.history(
         endpoint, kind=ProbeResult.SPEED, since=now - timedelta(days=SPEED_HISTORY_DAYS)
     )
+    week, month = _window(health, now, HISTORY_DAYS), _window(speed, now, SPEED_HISTORY_DAYS)
     estimate = selectors.speed_estimate(endpoint)
     estimate_now = estimate.tokens_per_s if estimate is not None and estimate.known else None
     health_points = [charts.Point(r.started_at, r.status, latency_ms=r.latency_ms) for r in health]
@@ -75,9 +83,9 @@ def endpoint_detail(request, pk: int):
         "calibration": selectors.latest_calibration(endpoint),
         "results": endpoint.results.all()[:25],
         "events": endpoint.events.all()[:15],
-        "status_chart": charts.status_figure(health_points),
-        "latency_chart": charts.latency_figure(health_points),
-        "speed_chart": charts.speed_figure(speed_points, estimate_tokens_per_s=estimate_now),
+        "status_chart": charts.status_figure(health_points, week),
+        "latency_chart": charts.latency_figure(health_points, week),
+        "speed_chart": charts.speed_figure(speed_points, month, estimate_tokens_per_s=estimate_now),
         "refresh_s": settings.PROBES_SWEEP_S,
     }
     template = "probes/endpoint_detail.html"

@@ -97,7 +97,7 @@ def test_charlie_gets_a_404(client, charlie, make_endpoint):
     assert client.get(reverse("probes:endpoint", args=[endpoint.pk])).status_code == 404
 
 
-def test_htmx_refreshes_the_status_facts(client, alice, measured):
+def test_htmx_refreshes_status_charts_and_history(client, alice, measured):
     endpoint, _ = measured
     client.force_login(alice)
 
@@ -106,5 +106,7 @@ def test_htmx_refreshes_the_status_facts(client, alice, measured):
     )
 
     page = response.content.decode()
-    assert page.lstrip().startswith('<section id="endpoint-status"')
+    assert page.lstrip().startswith('<div id="endpoint-status"')
     assert "status-up" in page
+    assert 'id="latency-chart"' in page and "Recent probes" in page
+    assert "Probe now" not in page and "<html" not in page

@@ -122,3 +122,35 @@ def test_charlie_cannot_edit_alices_endpoint(client, charlie, make_endpoint):
 
     assert client.get(reverse("probes:edit", args=[endpoint.pk])).status_code == 404
     assert client.post(reverse("probes:edit", args=[endpoint.pk]), {}).status_code == 404
+
+
+def test_a_hosted_endpoint_links_a_current_api_price(client, alice, team):
+    import datetime as dt
+
+    from pricing.models import ApiPrice, Provider
+
+    vendor = Provider.objects.create(name="Moonshot", slug="moonshot", kind="api")
+    old = ApiPrice.objects.create(
+        provider=vendor, model_id="kimi-k3", effective_date=dt.date(2026, 7, 1),
+        valid_until=dt.date(2026, 7, 20), usd_per_m_input_cache_miss=4, usd_per_m_output=20,
+    )  # fmt: skip
+    current = ApiPrice.objects.create(
+        provider=vendor, model_id="kimi-k3", effective_date=dt.date(2026, 7, 20),
+        usd_per_m_input_cache_hit="0.30", usd_per_m_input_cache_miss=3, usd_per_m_output=15,
+    )  # fmt: skip
+    current.refresh_from_db()
+    old.refresh_from_db()
+    client.force_login(alice)
+
+    page = client.get(reverse("probes:add")).content.decode()
+    assert str(current) in page and str(old) not in page  # superseded rows are not offered
+
+    client.post(
+        reverse("probes:add"),
+        form_data(team, kind="hosted", base_url="https://api.moonshot.example/v1",
+                  model_id="kimi-k3", api_price=current.pk),
+    )  # fmt: skip
+    endpoint = Endpoint.objects.get()
+    assert endpoint.api_price == current
+    detail = client.get(reverse("probes:endpoint", args=[endpoint.pk])).content.decode()
+    assert "$3 input, $15 output per M tokens, from 2026-07-20" in detail

@@ -254,7 +254,9 @@ class FeedAdmin(admin.ModelAdmin):
         if run is None:
             return "never"
         url = reverse("admin:pricing_feedrun_change", args=[run.pk])
-        return format_html('<a href="{}">{} {:%Y-%m-%d %H:%M}</a>', url, run.status, run.started_at)
+        return format_html(
+            '<a href="{}">{} {}</a>', url, run.status, f"{run.started_at:%Y-%m-%d %H:%M}"
+        )
 
     @admin.action(description="Run the selected feeds now")
     def run_now(self, request, queryset):

@@ -223,13 +223,13 @@ class GpuPrice(PriceRow):
             models.Index(
                 fields=[
                     "accelerator",
-                    "valid_until",
                     "kind",
+                    "valid_until",
                     "effective_date",
                     "usd_per_gpu_hour",
                     "id",
                 ],
-                name="gpuprice_acc_open",
+                name="gpuprice_acc_kind_open",
             ),
             # Today's offers of an accelerator in price order: the cheapest is the first entry.
             models.Index(

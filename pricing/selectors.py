@@ -33,8 +33,9 @@ def gpu_prices_current(
         qs = qs.filter(provider=provider)
     if accelerator is not None:
         qs = qs.filter(accelerator=accelerator)
-    if kind is not None:
-        qs = qs.filter(kind=kind)
+    # Every kind spelled out lets PostgreSQL walk the (accelerator, kind, valid_until) index
+    # once per kind instead of reading all of an accelerator's history.
+    qs = qs.filter(kind__in=[kind] if kind is not None else [k for k, _ in GpuPrice.KINDS])
     if region is not None:
         qs = qs.filter(region=region)
     return qs.select_related("provider", "accelerator").order_by("usd_per_gpu_hour", "id")

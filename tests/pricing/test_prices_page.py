@@ -1,0 +1,162 @@
+"""The prices page: current prices per accelerator, the cheapest marked, ages, history charts."""
+
+import datetime as dt
+import json
+import re
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from pricing import feeds, services
+from pricing.models import ApiPrice, GpuPrice, Provider
+
+pytestmark = pytest.mark.usefixtures("catalog")
+
+
+@pytest.fixture
+def prices(catalog):
+    today = timezone.localdate()
+    acme = Provider.objects.create(name="Acme Cloud", slug="acme")
+    bolt = Provider.objects.create(name="Bolt GPU", slug="bolt", kind="neocloud")
+    article = Provider.objects.create(
+        name="Article assumption (July 2026)", slug="article", kind="assumption"
+    )
+
+    def gpu(provider, usd, days_ago, accelerator="h100-80gb", **more):
+        services.gpu_price_record(
+            price=GpuPrice(
+                provider=provider,
+                accelerator=catalog[accelerator],
+                usd_per_gpu_hour=Decimal(usd),
+                effective_date=today - dt.timedelta(days=days_ago),
+                **more,
+            ),
+            source="feed",
+        )
+
+    gpu(acme, "3.40", 90, offer="acme-8x")
+    gpu(acme, "2.95", 3, offer="acme-8x")  # the move the chart shows
+    gpu(bolt, "2.10", 45, offer="bolt-1x")  # the cheapest, and stale
+    gpu(bolt, "1.20", 45, offer="bolt-1x", kind="spot")
+    gpu(article, "2.50", 130, offer="assumed rate")
+    gpu(acme, "4.10", 10, accelerator="b200-192gb", offer="acme-b200")
+    services.api_price_record(
+        price=ApiPrice(
+            provider=Provider.objects.create(name="Moonshot AI", slug="moonshot", kind="api"),
+            model_id="kimi-k3",
+            llm=None,
+            usd_per_m_input_cache_hit=Decimal("0.30"),
+            usd_per_m_input_cache_miss=Decimal("3.00"),
+            usd_per_m_output=Decimal("15.00"),
+            effective_date=dt.date(2026, 7, 20),
+        )
+    )
+    return today
+
+
+def rows_of(body, accelerator_slug):
+    section = body.split(f'id="acc-{accelerator_slug}"')[1].split("</table>")[0]
+    return re.findall(r"<tr class=\"([^\"]*)\">(.*?)</tr>", section, re.S)
+
+
+def test_it_lists_current_prices_per_accelerator_with_the_cheapest_marked(client, prices):
+    response = client.get(reverse("prices"))
+
+    body = response.content.decode()
+    assert response.status_code == 200
+    rows = rows_of(body, "h100-80gb")
+    assert len(rows) == 4  # Acme's old $3.40 is history, not a current offer
+    cheapest = [cells for css, cells in rows if css == "cheapest"]
+    assert len(cheapest) == 1
+    assert "Bolt GPU" in cheapest[0] and "2.10" in cheapest[0]
+    assert "3.40" not in "".join(cells for _, cells in rows)
+    assert "assumption</span>" in body  # the article's rate says it is not a quote
+    assert "kimi-k3" in body and "15.00" in body
+
+
+def test_it_shows_how_old_each_price_is(client, prices):
+    body = client.get(reverse("prices")).content.decode()
+
+    cells = "".join(cells for _, cells in rows_of(body, "h100-80gb"))
+    assert re.search(r'<td class="num" title="3\xa0days old">3</td>', cells)
+    assert re.search(r'<td class="num stale"[^>]*>45</td>', cells)  # older than 30 days
+    assert re.search(r'<td class="num stale"[^>]*>130</td>', cells)
+
+
+def test_it_embeds_a_history_chart_per_accelerator_with_a_line_per_provider(client, prices):
+    body = client.get(reverse("prices")).content.decode()
+
+    script = re.search(
+        r'<script id="price-history-h100-80gb" type="application/json">(.*?)</script>', body, re.S
+    )
+    figure = json.loads(script.group(1))
+    traces = {t["name"]: t for t in figure["data"]}
+    assert set(traces) == {"Acme Cloud", "Bolt GPU", "Article assumption (July 2026)"}
+    assert traces["Acme Cloud"]["y"] == [3.4, 2.95, 2.95]  # the step down, held to today
+    assert traces["Acme Cloud"]["line"] == {"shape": "hv"}
+    assert 'data-plotly="price-history-h100-80gb"' in body
+    assert 'data-plotly="price-history-b200-192gb"' in body
+    assert "/static/vendor/plotly.min.js" in body
+    assert "/static/js/charts.js" in body
+    assert "cdn" not in body.lower()
+
+
+def test_the_filter_swaps_only_the_offers_region_for_htmx(client, prices):
+    response = client.get(
+        reverse("prices"), {"accelerator": "b200-192gb"}, headers={"HX-Request": "true"}
+    )
+
+    body = response.content.decode()
+    assert body.lstrip().startswith('<div id="offers">')
+    assert "<html" not in body
+    assert 'id="acc-b200-192gb"' in body and 'id="acc-h100-80gb"' not in body
+    assert 'data-plotly="price-history-b200-192gb"' in body
+
+
+def test_the_filter_has_a_plain_link_too(client, prices):
+    body = client.get(reverse("prices"), {"kind": "spot"}).content.decode()
+
+    assert len(rows_of(body, "h100-80gb")) == 1
+    assert 'href="?accelerator=h100-80gb"' in body
+
+
+def test_the_page_takes_a_fixed_number_of_queries(client, prices, django_assert_max_num_queries):
+    with django_assert_max_num_queries(8):
+        client.get(reverse("prices"))
+
+
+def test_the_export_reads_back_as_a_feed(client, prices):
+    gpu_csv = client.get(reverse("prices-export-gpu-csv"))
+    api_csv = client.get(reverse("prices-export-api-csv"))
+    both = client.get(reverse("prices-export-json"))
+
+    assert gpu_csv["Content-Type"].startswith("text/csv")
+    gpu = feeds.parse("k3planner_csv", gpu_csv.content)
+    api = feeds.parse("k3planner_csv", api_csv.content)
+    doc = feeds.parse("k3planner_json", both.content)
+    assert sorted(o.usd_per_gpu_hour for o in gpu.gpu) == sorted(
+        Decimal(x) for x in ("2.95", "2.10", "1.20", "2.50", "4.10")
+    )
+    assert [(o.model_id, o.usd_per_m_output) for o in api.api] == [("kimi-k3", Decimal("15"))]
+    assert len(doc.gpu) == 5 and len(doc.api) == 1
+    assert doc.providers["Article assumption (July 2026)"]["kind"] == "assumption"
+    assert gpu.rejections == api.rejections == doc.rejections == []
+
+
+def test_the_export_of_a_past_date_and_a_bad_date(client, prices):
+    old = client.get(
+        reverse("prices-export-gpu-csv"), {"as_of": (prices - dt.timedelta(days=60)).isoformat()}
+    )
+    bad = client.get(reverse("prices-export-gpu-csv"), {"as_of": "yesterday"})
+
+    parsed = feeds.parse("k3planner_csv", old.content)
+    assert sorted(o.usd_per_gpu_hour for o in parsed.gpu) == [Decimal("2.5"), Decimal("3.4")]
+    assert bad.status_code == 400
+
+
+def test_an_empty_install_says_how_to_load_prices(client, db):
+    body = client.get(reverse("prices")).content.decode()
+
+    assert "python manage.py load_prices" in body

@@ -7,14 +7,14 @@ Each function returns a {"data": [...], "layout": {...}} dict that the template 
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import replace
 
-from sizing.engine.evaluate import ScenarioResult
+from sizing.engine.evaluate import ScenarioResult, break_even_series_for
 from sizing.engine.fmt import GIB, fmt_tokens, fmt_usd
 from sizing.engine.kv import kv_estimate
 from sizing.engine.specs import Scenario
-from sizing.engine.tiers import break_even_series
 
 # Colours readable on white and in greyscale print, in the order series are added.
 PALETTE = ("#1f5fbf", "#d9730d", "#1c7c3c", "#8e3fbf", "#b42318", "#4b5563")
@@ -24,17 +24,23 @@ MAX_STEPS_DRAWN = 200
 # Contexts for "KV cache against context": 1k to 1M tokens (2^10..2^20), the article's range.
 KV_CONTEXTS = tuple(2**i for i in range(10, 21))
 UTILISATIONS = tuple(round(0.05 * i, 2) for i in range(1, 21))
+NOTE_WIDTH = 60  # characters a line in a chart's "nothing to draw" note
 
 
 def _layout(title: str, x_title: str, y_title: str, **extra) -> dict:
     layout = {
         "title": {"text": title, "font": {"size": 15}},
-        "xaxis": {"title": {"text": x_title}, "zeroline": False},
-        "yaxis": {"title": {"text": y_title}, "zeroline": False, "rangemode": "tozero"},
-        "margin": {"l": 64, "r": 16, "t": 40, "b": 52},
-        "legend": {"orientation": "h", "y": -0.25},
+        "xaxis": {"title": {"text": x_title}, "zeroline": False, "automargin": True},
+        "yaxis": {
+            "title": {"text": y_title},
+            "zeroline": False,
+            "rangemode": "tozero",
+            "automargin": True,
+        },
+        "margin": {"l": 64, "r": 16, "t": 40, "b": 40},
+        "legend": {"orientation": "h", "y": -0.3, "yanchor": "top"},
         "hovermode": "closest",
-        "height": 340,
+        "height": 380,
         "font": {"family": "system-ui, sans-serif", "size": 12},
         "paper_bgcolor": "#ffffff",
         "plot_bgcolor": "#ffffff",
@@ -49,6 +55,7 @@ def _layout(title: str, x_title: str, y_title: str, **extra) -> dict:
 
 def _note(text: str) -> dict:
     """An empty chart that says why there is nothing to draw."""
+    text = "<br>".join(textwrap.wrap(text, NOTE_WIDTH))  # Plotly does not wrap annotations
     return {
         "data": [],
         "layout": {
@@ -83,55 +90,62 @@ def _steps(
     return xs, ys
 
 
+def _token_unit(x_max: float) -> tuple[float, str, str]:
+    """Billions past 2e9 tokens, else millions: axis ticks read "5", not "5k" of millions."""
+    return (1e9, "billions", "B") if x_max >= 2e9 else (1e6, "millions", "M")
+
+
 def _break_even_traces(result: ScenarioResult, label: str, colour: str | None, x_max: float):
     be = result.break_even
     assert be is not None
     m, g = be.selfhost_usd_per_replica_month, be.gateway_usd_per_month
     a, c = be.api_usd_per_m_output, be.replica_output_tokens_per_month
     xs, ys = _steps(m, c, x_max)
-    series = break_even_series(m, a, g, c, points=2, max_output_tokens=x_max)
+    series = break_even_series_for(result, points=2, max_output_tokens=x_max)
+    assert series is not None
+    scale, _, unit = _token_unit(x_max)
     prefix = f"{label}: " if label else ""
-    gpus = result.layout.gpus
+    hover = "%{x:,.2f} " + unit + " tokens: $%{y:,.0f} a month<extra>"
     traces = [
         {
             "type": "scatter", "mode": "lines", "name": f"{prefix}API ({fmt_usd(a)} per M output)",
-            "x": [0, x_max / 1e6], "y": [g, g + a * x_max / 1e6],
+            "x": [0, x_max / scale], "y": [g, g + a * x_max / 1e6],
             "line": {"color": colour or API_COLOUR, "dash": "dash" if colour else "solid"},
-            "hovertemplate": "%{x:,.0f} M tokens: $%{y:,.0f} a month<extra>API</extra>",
+            "hovertemplate": hover + "API</extra>",
         },
         {
-            "type": "scatter", "mode": "lines", "line": {"shape": "hv", "color": colour or
-                                                          SELFHOST_COLOUR},
-            "name": f"{prefix}rent {gpus} GPUs a replica ({fmt_usd(m)} a month each)",
-            "x": [x / 1e6 for x in xs], "y": ys,
-            "hovertemplate": "%{x:,.0f} M tokens: $%{y:,.0f} a month<extra>self-hosted</extra>",
+            "type": "scatter", "mode": "lines",
+            "line": {"shape": "hv", "color": colour or SELFHOST_COLOUR},
+            "name": f"{prefix}rent {result.layout.gpus} GPUs a replica ({fmt_usd(m)} a month each)",
+            "x": [x / scale for x in xs], "y": ys,
+            "hovertemplate": hover + "rent</extra>",
         },
     ]  # fmt: skip
     if series.crossings:
         traces.append(
             {
                 "type": "scatter", "mode": "markers+text", "name": f"{prefix}break-even",
-                "x": [v / 1e6 for v in series.crossings],
+                "x": [v / scale for v in series.crossings],
                 "y": [g + a * v / 1e6 for v in series.crossings],
-                "text": [f"{fmt_tokens(v)} tokens/month" for v in series.crossings],
-                "textposition": "top left",
+                # label the first crossing only: the later ones sit a replica step apart
+                "text": [
+                    f"{fmt_tokens(v)} tokens/month" if i == 0 else ""
+                    for i, v in enumerate(series.crossings)
+                ],
+                "textposition": "bottom right",
                 "marker": {"size": 11, "symbol": "diamond", "color": colour or "#b42318"},
-                "hovertemplate": "break-even at %{x:,.0f} M tokens: $%{y:,.0f}<extra></extra>",
+                "hovertemplate": "break-even at %{x:,.2f} " + unit + " tokens: $%{y:,.0f}"
+                                 "<extra></extra>",
             }
         )  # fmt: skip
     return traces
 
 
 def _x_max(result: ScenarioResult) -> float:
-    be = result.break_even
-    assert be is not None
-    return break_even_series(
-        be.selfhost_usd_per_replica_month,
-        be.api_usd_per_m_output,
-        be.gateway_usd_per_month,
-        be.replica_output_tokens_per_month,
-        points=2,
-    ).points[-1][0]
+    # The engine's default range: the crossing and a couple of replica steps after it.
+    series = break_even_series_for(result, points=2)
+    assert series is not None
+    return series.points[-1][0]
 
 
 def break_even_figure(result: ScenarioResult) -> dict:
@@ -143,10 +157,9 @@ def break_even_figure(result: ScenarioResult) -> dict:
         "data": _break_even_traces(result, "", None, x_max),
         "layout": _layout(
             "Break-even: renting against the API",
-            "Output tokens a month (millions)",
+            f"Output tokens a month ({_token_unit(x_max)[1]})",
             "Cost a month (USD)",
             yaxis={"tickprefix": "$", "separatethousands": True},
-            xaxis={"separatethousands": True},
         ),
     }
 
@@ -164,10 +177,10 @@ def compare_break_even_figure(results: Sequence[tuple[str, ScenarioResult]]) -> 
         "data": data,
         "layout": _layout(
             "Break-even, side by side",
-            "Output tokens a month (millions)",
+            f"Output tokens a month ({_token_unit(x_max)[1]})",
             "Cost a month (USD)",
             yaxis={"tickprefix": "$", "separatethousands": True},
-            height=420,
+            height=460,
         ),
     }
 
@@ -196,12 +209,13 @@ def memory_figure(result: ScenarioResult) -> dict:
         for name, gb, colour in parts
     ]  # fmt: skip
     fig_layout = _layout(
-        "Memory per GPU",
-        "GB (decimal, as sold)",
+        "Memory per GPU (GB, decimal)",
+        "",
         "",
         barmode="stack",
-        height=230,
+        height=260,
         yaxis={"showticklabels": False},
+        legend={"orientation": "h", "y": -0.45, "traceorder": "normal"},
         shapes=[
             {"type": "line", "x0": split.cap_gb, "x1": split.cap_gb, "yref": "paper",
              "y0": 0, "y1": 1, "line": {"color": "#b42318", "dash": "dot"}}
@@ -212,7 +226,7 @@ def memory_figure(result: ScenarioResult) -> dict:
         ],
     )  # fmt: skip
     if not kv.known:
-        fig_layout["title"]["text"] += " (KV cache unknown)"
+        fig_layout["title"]["text"] += ", KV unknown"
     return {"data": data, "layout": fig_layout}
 
 
@@ -289,32 +303,44 @@ def utilisation_figure(scenario: Scenario, result: ScenarioResult) -> dict:
             "Cost per million output tokens against utilisation",
             "Utilisation (% of peak decode throughput)",
             "USD per million output tokens",
-            yaxis={"type": "log", "tickprefix": "$"},
+            # linear, cut at 4x the dearer of the API and full load: the 5% end runs off
+            yaxis={"tickprefix": "$", "range": [0, 4 * max(api or 0.0, costs[-1])]},
             xaxis={"range": [0, 102]},
         ),
     }
 
 
 def price_history_figure(
-    accelerator_name: str, rows: Sequence[tuple[str, str, float]], picked: tuple[str, float] | None
+    accelerator_name: str,
+    rows: Sequence[tuple[str, str, float]],
+    picked: tuple[str, float] | None,
+    today: str,
 ) -> dict:
-    """GPU-hour prices over time for one accelerator, one step line per offer.
+    """GPU-hour prices over time for one accelerator, one step line per offer, each drawn on
+    to `today` (ISO date) at its newest price.
 
     `rows` are (series label, ISO date, USD per GPU-hour), oldest first; `picked` is the
     scenario's own price (ISO date, USD) when it came from a dated row or was typed.
     """
     if not rows:
         return _note(f"No dated prices for the {accelerator_name} yet.")
-    by_series: dict[str, tuple[list[str], list[float]]] = {}
+    by_series: dict[str, tuple[list[str], list[float], list[int]]] = {}
     for label, day, usd in rows:
-        xs, ys = by_series.setdefault(label, ([], []))
+        xs, ys, sizes = by_series.setdefault(label, ([], [], []))
         xs.append(day)
         ys.append(usd)
+        sizes.append(7)
+    for xs, ys, sizes in by_series.values():
+        if xs[-1] < today:  # still the price today: no marker, it is not a new row
+            xs.append(today)
+            ys.append(ys[-1])
+            sizes.append(0)
     data = [
         {"type": "scatter", "mode": "lines+markers", "name": label, "x": xs, "y": ys,
+         "marker": {"size": sizes},
          "line": {"shape": "hv", "color": PALETTE[i % len(PALETTE)]},
          "hovertemplate": "%{x}: $%{y:,.2f} per GPU-hour<extra>" + label + "</extra>"}
-        for i, (label, (xs, ys)) in enumerate(sorted(by_series.items()))
+        for i, (label, (xs, ys, sizes)) in enumerate(sorted(by_series.items()))
     ]  # fmt: skip
     if picked is not None:
         data.append(

@@ -27,6 +27,11 @@ class Figure:
     value: Callable[[ScenarioResult], Any]
     text: Callable[[Any], str] = str
 
+    @property
+    def label_unit(self) -> str:
+        """The unit to print beside the label; money, bytes and times carry their own."""
+        return self.unit if self.unit in ("GPUs", "tokens/s", "tokens/month") else ""
+
 
 def _t1(attr):
     return lambda r: None if r.tier1 is None else getattr(r.tier1, attr)

@@ -165,10 +165,14 @@ class BuilderForm(forms.Form):
 
     def __init__(self, data=None, **kwargs):
         super().__init__(data, **kwargs)
-        # Every number has a default: a field left empty takes it rather than failing.
-        for field in self.fields.values():
+        for name, field in self.fields.items():
+            # Every number has a default: a field left empty takes it rather than failing.
             if isinstance(field, forms.FloatField | forms.IntegerField):
                 field.required = False
+            # The live preview listens to these fields only (hx-trigger "target:.js-preview");
+            # the model and accelerator selects first fetch their prices, then recompute.
+            if name not in ("llm", "accelerator"):
+                field.widget.attrs["class"] = "js-preview"
 
     def clean(self):
         data = super().clean()

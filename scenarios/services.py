@@ -22,7 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from pricing.models import ApiPrice, GpuPrice
-from scenarios.forms import ASSUMPTION_FIELDS, BuilderForm, tags_parse
+from scenarios.forms import ASSUMPTION_FIELDS, BuilderForm, builder_initial, tags_parse
 from scenarios.models import PRIVATE, TEAM, VISIBILITY_VALUES, Scenario
 from sizing import selectors as catalog
 from sizing.engine.evaluate import ScenarioResult, evaluate
@@ -59,11 +59,13 @@ class ScenarioInputs:
 
 
 def scenario_inputs_from_dict(data: Mapping[str, Any]) -> ScenarioInputs:
-    """Validate builder fields given by name (strings or numbers; missing ones take defaults).
+    """Validate builder fields given by name (strings or numbers). A missing field takes the
+    builder's default (the article's K3 scenario); None or "" leaves a typed price out.
 
     Raises ValidationError whose `message_dict` maps field names to messages.
     """
-    form = BuilderForm(data={k: "" if v is None else str(v) for k, v in data.items()})
+    given = {k: "" if v is None else str(v) for k, v in data.items()}
+    form = BuilderForm(data={**builder_initial(), **given})
     if not form.is_valid():
         raise ValidationError(form.errors.as_data())
     return scenario_inputs_from_form(form)

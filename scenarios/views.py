@@ -94,7 +94,12 @@ def _charts(spec, result, snapshot: dict) -> list[dict]:
         ("chart-utilisation", charts.utilisation_figure(spec, result)),
         (
             "chart-prices",
-            charts.price_history_figure(result.accelerator_name, history, _picked_price(snapshot)),
+            charts.price_history_figure(
+                result.accelerator_name,
+                history,
+                _picked_price(snapshot),
+                timezone.localdate().isoformat(),
+            ),
         ),
     ]
     return [{"id": chart_id, "figure": figure} for chart_id, figure in figures]

@@ -34,13 +34,15 @@
     drawAll(document);
   }
   // After an htmx swap, draw the charts that came with the new content: their elements are
-  // fresh, so they do not carry Plotly's .js-plotly-plot class yet. Charts left in place keep
-  // their drawing.
+  // fresh, so they do not carry Plotly's .js-plotly-plot class yet; charts left in place keep
+  // their drawing. afterSwap is not enough on its own: with an outerHTML swap htmx fires it on
+  // the replaced (detached) target, so it never bubbles here; afterSettle fires on the new
+  // elements.
   function drawNew() {
     document.querySelectorAll("[data-plotly]:not(.js-plotly-plot)").forEach(draw);
   }
   document.body.addEventListener("htmx:afterSwap", drawNew);
-  document.body.addEventListener("htmx:oobAfterSwap", drawNew);
+  document.body.addEventListener("htmx:afterSettle", drawNew);
   // Print at the page's width: redraw so charts fit the paper.
   window.addEventListener("beforeprint", function () {
     document.querySelectorAll(".js-plotly-plot").forEach(function (el) { window.Plotly.Plots.resize(el); });

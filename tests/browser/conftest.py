@@ -1,0 +1,77 @@
+"""Playwright (sync API) on Debian's chromium against pytest-django's live server.
+
+Without /usr/bin/chromium the browser tests skip and say why, unless K3PLANNER_REQUIRE_BROWSER=1
+(CI), where a missing browser is a failure.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM calls made from the
+# test body (fixtures, assertions) would otherwise be refused as "async unsafe".
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parent.parent.parent / "test-artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        reason = f"{CHROMIUM} is missing: apt-get install -y chromium"
+        if os.environ.get("K3PLANNER_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"K3PLANNER_REQUIRE_BROWSER=1 but {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def screenshot():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+
+    def take(page, name: str, full_page: bool = True) -> Path:
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    return take
+
+
+# Not page errors: no favicon is served, and htmx logs the request it drops when a newer
+# recompute replaces it (hx-sync="this:replace") as sendAbort plus its afterRequest.
+EXPECTED_CONSOLE = ("htmx:sendAbort", "htmx:afterRequest")
+
+
+def _console(msg, errors: list[str]) -> None:
+    if msg.type != "error" or "favicon" in (msg.location or {}).get("url", ""):
+        return
+    if not msg.text.startswith(EXPECTED_CONSOLE):
+        errors.append(msg.text)
+
+
+@pytest.fixture
+def page(browser, live_server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=live_server.url)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: _console(msg, errors))
+    yield page
+    context.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"

@@ -161,6 +161,7 @@ def prices_ingest(
     now = timezone.now()
     rejections = list(parsed.rejections)
     providers, created = _providers_resolve(parsed)
+    provider_ids = {name: p.pk for name, p in providers.items()}
     common = {
         "source": source,
         "feed_run_id": run.pk,
@@ -176,7 +177,7 @@ def prices_ingest(
         if slug is None:
             rejections.append(Rejection(o.row, "accelerator", why))
             continue
-        provider_id = providers[o.provider].pk
+        provider_id = provider_ids[o.provider]
         note = o.note if o.effective_date else _join(o.note, undated_note)
         series = (
             provider_id,
@@ -214,7 +215,7 @@ def prices_ingest(
     llm_ids = dict(LLMModel.objects.values_list("slug", "id"))
     api = []
     for o in parsed.api:
-        provider_id = providers[o.provider].pk
+        provider_id = provider_ids[o.provider]
         note = o.note if o.effective_date else _join(o.note, undated_note)
         values = (
             o.usd_per_m_input_cache_hit,
@@ -368,8 +369,8 @@ def _lock_prices() -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [PRICE_LOCK_KEY])
 
 
-def _join(*parts: str) -> str:
-    return " · ".join(p for p in parts if p)
+def _join(note: str, more: str) -> str:
+    return f"{note} · {more}" if note and more else note or more
 
 
 def accelerator_matcher() -> AcceleratorMatcher:

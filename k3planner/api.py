@@ -125,12 +125,14 @@ def ping(request):
 def _mount_routers() -> None:
     # Imported here: the app routers import `anyone` from this module.
     from pricing.api import router as prices_router
+    from probes.api import router as probes_router
     from scenarios.api import router as scenarios_router
     from sizing.api import router as catalog_router
 
     api.add_router("/", catalog_router)
     api.add_router("/", scenarios_router)
     api.add_router("/", prices_router)
+    api.add_router("/", probes_router)
 
 
 _mount_routers()

@@ -4,9 +4,11 @@ prefilled from the old one, and nothing is edited or deleted in place."""
 
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import OuterRef, Subquery
 from django.http import HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.http import urlencode
 
@@ -246,16 +248,25 @@ class FeedAdmin(admin.ModelAdmin):
     actions = ["run_now"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).prefetch_related("runs")
+        last = FeedRun.objects.filter(feed=OuterRef("pk")).order_by("-started_at", "-pk")
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                last_run_id=Subquery(last.values("pk")[:1]),
+                last_run_status=Subquery(last.values("status")[:1]),
+                last_run_started=Subquery(last.values("started_at")[:1]),
+            )
+        )
 
     @admin.display(description="last run")
     def last_run(self, feed):
-        run = max(feed.runs.all(), key=lambda r: (r.started_at, r.pk), default=None)
-        if run is None:
+        if feed.last_run_id is None:
             return "never"
-        url = reverse("admin:pricing_feedrun_change", args=[run.pk])
+        url = reverse("admin:pricing_feedrun_change", args=[feed.last_run_id])
+        started = timezone.localtime(feed.last_run_started)
         return format_html(
-            '<a href="{}">{} {}</a>', url, run.status, f"{run.started_at:%Y-%m-%d %H:%M}"
+            '<a href="{}">{} {}</a>', url, feed.last_run_status, f"{started:%Y-%m-%d %H:%M}"
         )
 
     @admin.action(description="Run the selected feeds now")

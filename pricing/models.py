@@ -150,8 +150,17 @@ class PriceRow(models.Model):
     source = models.CharField(max_length=6, choices=SOURCES, default=ADMIN)
     source_url = models.URLField(max_length=500, blank=True)
     note = models.CharField(max_length=300, blank=True)
+    # The run that added the row. No database constraint: checking it on every row of a big
+    # feed costs a lookup per row at commit, and a dangling pointer in this audit column harms
+    # nothing (deleting a run through Django still clears it).
     feed_run = models.ForeignKey(
-        FeedRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False
+        FeedRun,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
     )
     corrects = models.ForeignKey(
         "self",
@@ -242,8 +251,6 @@ class GpuPrice(PriceRow):
                 fields=["provider", "accelerator", "kind", "region", "effective_date"],
                 name="gpuprice_series_history",
             ),
-            # The ingest's "current rows of these providers".
-            models.Index(fields=["provider", "valid_until"], name="gpuprice_provider_open"),
             # Corrections are few; without an index the self-reference makes deletes quadratic.
             models.Index(
                 fields=["corrects"],

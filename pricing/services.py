@@ -7,6 +7,7 @@ exactly one row is current on any date (see pricing.models).
 
 import datetime as dt
 import logging
+import operator
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -283,17 +284,17 @@ def _store(model, candidates: list[_Candidate], *, skip_unchanged: bool, returni
             )
     if not by_series:
         return [], unchanged, rejections
-    provider_ids = sorted({series[0] for series in by_series})
+    scope = _series_scope(model, by_series)
     by_date: dict[dt.date, list[_Candidate]] = defaultdict(list)
     for c in by_series.values():
         by_date[c.on].append(c)
 
     new, closes = [], defaultdict(list)
     for on, group in by_date.items():
-        current = _open_rows(model, provider_ids, on)
+        current = _open_rows(model, scope, on)
         starts = {}
         if any(c.series not in current for c in group):
-            starts = _next_starts(model, provider_ids, on)
+            starts = _next_starts(model, scope, on)
         for c in group:
             prev = current.get(c.series)
             if prev is not None:
@@ -327,32 +328,45 @@ def _insert(model, rows: list[dict], *, returning: bool) -> list:
     names = list(rows[0])
     columns = ", ".join(connection.ops.quote_name(model._meta.get_field(n).column) for n in names)
     table = connection.ops.quote_name(model._meta.db_table)
+    values = operator.itemgetter(*names)
     with (
         connection.cursor() as cursor,
         cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy,
     ):
         for r in rows:
-            copy.write_row([r[n] for n in names])
+            copy.write_row(values(r))
     return rows
 
 
-def _open_rows(model, provider_ids: list[int], on: dt.date) -> dict[tuple, tuple]:
+def _series_scope(model, series: dict) -> Q:
+    """A filter covering the candidates' series, shaped for the tables' indexes: GPU prices by
+    (accelerator, kind, valid_until), API prices by (provider, valid_until)."""
+    if model is GpuPrice:
+        return Q(
+            provider_id__in=sorted({s[0] for s in series}),
+            accelerator_id__in=sorted({s[1] for s in series}),
+            kind__in=sorted({s[2] for s in series}),
+        )
+    return Q(provider_id__in=sorted({s[0] for s in series}))
+
+
+def _open_rows(model, scope: Q, on: dt.date) -> dict[tuple, tuple]:
     """series -> (id, values, valid_until) of the row current on `on`."""
     n = len(model.SERIES_FIELDS)
     rows = (
-        model.objects.filter(provider_id__in=provider_ids, effective_date__lte=on)
+        model.objects.filter(scope, effective_date__lte=on)
         .filter(Q(valid_until__isnull=True) | Q(valid_until__gt=on))
         .values_list(*model.SERIES_FIELDS, *model.VALUE_FIELDS, "id", "valid_until")
     )
     return {r[:n]: (r[-2], r[n:-2], r[-1]) for r in rows.iterator(chunk_size=10_000)}
 
 
-def _next_starts(model, provider_ids: list[int], on: dt.date) -> dict[tuple, dt.date]:
+def _next_starts(model, scope: Q, on: dt.date) -> dict[tuple, dt.date]:
     """series -> the first effective date after `on` (a backdated row ends there)."""
     # A row starting after `on` is open on `on` (valid_until >= effective_date): saying so lets
-    # the query use the (provider, valid_until) index instead of reading the whole history.
+    # the query use the valid_until indexes instead of reading the whole history.
     rows = (
-        model.objects.filter(provider_id__in=provider_ids, effective_date__gt=on)
+        model.objects.filter(scope, effective_date__gt=on)
         .filter(Q(valid_until__isnull=True) | Q(valid_until__gt=on))
         .values(*model.SERIES_FIELDS)
         .annotate(first=Min("effective_date"))

@@ -11,6 +11,8 @@ from sizing.models import Accelerator
 
 HISTORY_DAYS = 365  # the charts' window
 STALE_DAYS = 30  # an older price is flagged: public prices move weekly
+# Past this many current offers the page asks for an accelerator before listing them all.
+MAX_OFFERS_UNFILTERED = 500
 
 
 def prices(request):
@@ -22,9 +24,20 @@ def prices(request):
         kind = None
     cheapest = selectors.gpu_cheapest_offers(as_of=today)
     cheapest_ids = {p.pk for p in cheapest}
-    offers = list(selectors.gpu_prices_current(as_of=today, accelerator=accelerator, kind=kind))
-    history = selectors.gpu_price_history(
-        accelerator=accelerator, kind=ON_DEMAND, since=today - dt.timedelta(days=HISTORY_DAYS)
+    offers = list(
+        selectors.gpu_prices_current(as_of=today, accelerator=accelerator, kind=kind)[
+            : MAX_OFFERS_UNFILTERED + 1
+        ]
+    )
+    too_many = accelerator is None and len(offers) > MAX_OFFERS_UNFILTERED
+    if too_many:
+        offers = []
+    history = (
+        selectors.gpu_price_history(
+            accelerator=accelerator, kind=ON_DEMAND, since=today - dt.timedelta(days=HISTORY_DAYS)
+        )
+        if offers
+        else []
     )
     rows_by_accelerator = defaultdict(list)
     for row in history:
@@ -63,6 +76,8 @@ def prices(request):
         "selected_kind": kind,
         "api_prices": selectors.api_prices_current(as_of=today),
         "stale_days": STALE_DAYS,
+        "too_many": too_many,
+        "max_offers": MAX_OFFERS_UNFILTERED,
     }
     template = "pricing/prices.html#offers" if request.htmx else "pricing/prices.html"
     return render(request, template, context)

@@ -160,3 +160,17 @@ def test_an_empty_install_says_how_to_load_prices(client, db):
     body = client.get(reverse("prices")).content.decode()
 
     assert "python manage.py load_prices" in body
+
+
+def test_a_large_install_asks_for_an_accelerator_before_listing_offers(client, prices, monkeypatch):
+    from pricing import views
+
+    monkeypatch.setattr(views, "MAX_OFFERS_UNFILTERED", 3)
+
+    everything = client.get(reverse("prices")).content.decode()
+    one = client.get(reverse("prices"), {"accelerator": "h100-80gb"}).content.decode()
+
+    assert "Over 3 current offers: choose an accelerator" in everything
+    assert 'id="acc-h100-80gb"' not in everything
+    assert "Bolt GPU" in everything  # the cheapest table still shows
+    assert len(rows_of(one, "h100-80gb")) == 4

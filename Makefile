@@ -21,6 +21,7 @@ run: install
 	env -u DATABASE_URL -u CELERY_BROKER_URL $(PY) manage.py migrate --noinput
 	env -u DATABASE_URL -u CELERY_BROKER_URL $(PY) manage.py load_catalog
 	env -u DATABASE_URL -u CELERY_BROKER_URL $(PY) manage.py load_prices
+	env -u DATABASE_URL -u CELERY_BROKER_URL $(PY) manage.py ensure_admin
 	env -u DATABASE_URL -u CELERY_BROKER_URL $(PY) manage.py runserver $(HOST)
 
 # The whole suite, on PostgreSQL and a real Celery worker on Redis.

@@ -7,8 +7,7 @@ from scenarios.models import PRIVATE, TEAM, Scenario
 from sizing.engine.errors import SizingError
 from sizing.engine.formats import KV_DTYPE_BYTES
 from sizing.engine.specs import Assumptions, Workload
-from sizing.models import Accelerator
-from sizing.selectors import llm_models
+from sizing.models import Accelerator, LLMModel
 from teams.models import Team
 
 # The article's scenario (Kimi K3 on H100 80GB at $2.50 a GPU-hour; API $0.30 / $3.00 / $15.00
@@ -95,8 +94,9 @@ def _count(label, initial, *, minimum=1, maximum=None, **kw):
 
 
 class BuilderForm(forms.Form):
+    # Plain rows: the engine specs come from sizing's in-process catalog cache.
     llm = forms.ModelChoiceField(
-        queryset=llm_models(), to_field_name="slug", label="Model", initial=DEFAULT_LLM
+        queryset=LLMModel.objects.all(), to_field_name="slug", label="Model", initial=DEFAULT_LLM
     )
     accelerator = forms.ModelChoiceField(
         queryset=Accelerator.objects.all(),

@@ -37,6 +37,8 @@ class Scenario(models.Model):
     name = models.CharField(max_length=120)
     notes = models.TextField(blank=True)
     tags = models.CharField(max_length=300, blank=True, help_text="Space-separated, lower case.")
+    # Name, model, accelerator and tags in lower case: the library's search is one LIKE a word.
+    search_text = models.CharField(max_length=700, blank=True, editable=False)
 
     # The catalog rows it was built from; the snapshot keeps their values if they change or go.
     llm = models.ForeignKey(

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import asdict
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Page, Paginator
 from django.db.models import Min, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
@@ -75,13 +76,8 @@ def scenarios_search(
     """The library: visible scenarios matching every filter given (model and accelerator are
     catalog slugs). The JSON columns are deferred; paginate the result."""
     qs = scenarios_visible_to(user).defer(*HEAVY_FIELDS)
-    for word in q.split():
-        qs = qs.filter(
-            Q(name__icontains=word)
-            | Q(model_name__icontains=word)
-            | Q(accelerator_name__icontains=word)
-            | Q(tags__icontains=word)
-        )
+    for word in q.lower().split():
+        qs = qs.filter(search_text__contains=word)
     if model:
         qs = qs.filter(llm__slug=model)
     if accelerator:
@@ -93,6 +89,17 @@ def scenarios_search(
     if mine and user.is_authenticated:
         qs = qs.filter(owner=user)
     return qs
+
+
+def scenarios_page(user, *, page=1, per_page: int = 25, **filters) -> Page:
+    """One page of `scenarios_search(user, **filters)`, in three queries at any size: the count,
+    the page's ids (sorting ids alone, not whole rows), then those rows with owner and team."""
+    ids = scenarios_search(user, **filters).values_list("id", flat=True)
+    found = Paginator(ids, per_page).get_page(page)
+    rows = Scenario.objects.select_related("owner", "team").defer(*HEAVY_FIELDS)
+    by_id = rows.in_bulk(list(found.object_list))
+    found.object_list = [by_id[pk] for pk in found.object_list if pk in by_id]
+    return found
 
 
 def parse_ids(values: Iterable[str]) -> list[int]:

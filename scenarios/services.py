@@ -176,13 +176,23 @@ def _catalog_meta(row: LLMModel | Accelerator) -> dict:
 
 
 def catalog_accelerator_specs() -> list[AcceleratorSpec]:
-    """Every catalog accelerator, for the weights-only floor table (one query)."""
-    return [catalog.accelerator_spec(a) for a in catalog.accelerators()]
+    """Every catalog accelerator, for the weights-only floor table (sizing's cached specs)."""
+    return list(catalog.catalog_specs().accelerators.values())
 
 
 def catalog_model_specs(*, exclude_slug: str = "") -> list[ModelSpec]:
-    """The catalog's models as engine specs, for tier 2's "what fits this card" (3 queries)."""
-    return [catalog.model_spec(m) for m in catalog.llm_models() if m.slug != exclude_slug]
+    """The catalog's models as engine specs, for tier 2's "what fits this card" (cached)."""
+    return [m for slug, m in catalog.catalog_specs().models.items() if slug != exclude_slug]
+
+
+def _model_spec(llm: LLMModel) -> ModelSpec:
+    cached = catalog.catalog_specs().models.get(llm.slug)
+    return cached if cached is not None else catalog.model_spec(catalog.llm_models().get(pk=llm.pk))
+
+
+def _accelerator_spec(acc: Accelerator) -> AcceleratorSpec:
+    cached = catalog.catalog_specs().accelerators.get(acc.slug)
+    return cached if cached is not None else catalog.accelerator_spec(acc)
 
 
 def scenario_evaluate(
@@ -201,8 +211,8 @@ def scenario_evaluate(
     if tier2_models is None:
         tier2_models = catalog_model_specs(exclude_slug=inputs.llm.slug)
     spec = ScenarioSpec(
-        model=catalog.model_spec(inputs.llm),
-        accelerator=catalog.accelerator_spec(inputs.accelerator),
+        model=_model_spec(inputs.llm),
+        accelerator=_accelerator_spec(inputs.accelerator),
         workload=inputs.workload,
         prices=inputs.prices,
         assumptions=inputs.assumptions,
@@ -312,7 +322,7 @@ def scenario_create(
     """Evaluate and save a scenario. Raises SizingError or ValidationError (bad team/visibility)."""
     _check_sharing(owner, visibility, team)
     result, snapshot = scenario_evaluate(inputs=inputs)
-    return Scenario.objects.create(
+    scenario = Scenario(
         owner=owner,
         name=name,
         notes=notes,
@@ -321,6 +331,9 @@ def scenario_create(
         team=team,
         **_computed_fields(inputs, result, snapshot),
     )
+    scenario.search_text = search_text(scenario)
+    scenario.save()
+    return scenario
 
 
 @transaction.atomic
@@ -341,6 +354,7 @@ def scenario_update(
         result, snapshot = scenario_evaluate(inputs=inputs)
         for name, value in _computed_fields(inputs, result, snapshot).items():
             setattr(scenario, name, value)
+    scenario.search_text = search_text(scenario)
     scenario.save()
     return scenario
 
@@ -348,18 +362,28 @@ def scenario_update(
 @transaction.atomic
 def scenario_clone(*, scenario: Scenario, owner) -> Scenario:
     """A private copy for `owner`, with the same inputs, snapshot and figures (not re-priced)."""
+    skip = ("id", "owner", "team", "visibility", "name", "created", "updated")
     fields = {
-        f.name: getattr(scenario, f.name)
+        f.attname: getattr(scenario, f.attname)
         for f in Scenario._meta.concrete_fields
-        if f.name not in ("id", "owner", "team", "visibility", "name", "created", "updated")
+        if f.name not in skip
     }
     name = f"Copy of {scenario.name}"[: Scenario._meta.get_field("name").max_length]
-    return Scenario.objects.create(owner=owner, team=None, visibility=PRIVATE, name=name, **fields)
+    copy = Scenario(owner=owner, team=None, visibility=PRIVATE, name=name, **fields)
+    copy.search_text = search_text(copy)
+    copy.save()
+    return copy
 
 
 @transaction.atomic
 def scenario_delete(*, scenario: Scenario) -> None:
     scenario.delete()
+
+
+def search_text(scenario: Scenario) -> str:
+    """What the library's search matches: name, model, accelerator and tags, lower case."""
+    parts = (scenario.name, scenario.model_name, scenario.accelerator_name, scenario.tags)
+    return " ".join(parts).lower()
 
 
 def _tags(tags: str | Sequence[str]) -> str:

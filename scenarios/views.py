@@ -10,7 +10,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
-from django.core.paginator import Paginator
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -159,8 +158,10 @@ def builder(request, scenario_id: int | None = None):
         saved = _save(request, scenario, context["inputs"], save_form)
         if saved is not None:
             return redirect("scenarios:detail", saved.pk)
+    context["form"] = form
+    if request.htmx and not saving:
+        return render(request, "scenarios/builder.html#result", context)
     context.update(
-        form=form,
         save_form=save_form,
         scenario=scenario,
         action_url=request.path,
@@ -171,8 +172,6 @@ def builder(request, scenario_id: int | None = None):
         assumption_errors=any(form.has_error(name) for name in ASSUMPTION_FIELDS),
         **_form_price_options(form),
     )
-    if request.htmx and not saving:
-        return render(request, "scenarios/builder.html#result", context)
     return render(request, "scenarios/builder.html", context)
 
 
@@ -315,8 +314,9 @@ def library(request):
         "team": int(team) if team.isdigit() else None,
         "mine": params.get("mine") == "1",
     }
-    rows = selectors.scenarios_search(request.user, **filters)
-    page = Paginator(rows, LIBRARY_PAGE_SIZE).get_page(params.get("page"))
+    page = selectors.scenarios_page(
+        request.user, page=params.get("page"), per_page=LIBRARY_PAGE_SIZE, **filters
+    )
     query = params.copy()
     query.pop("page", None)
     context = {

@@ -1,7 +1,7 @@
 """Catalog queries, and the edge where ORM rows become the engine's plain specs."""
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from django.conf import settings
 from django.db.models import Prefetch, QuerySet
@@ -10,6 +10,9 @@ from sizing.engine.specs import AcceleratorSpec, ExpertSpec, ModelSpec
 from sizing.engine.specs import AttentionGroup as GroupSpec
 from sizing.engine.specs import TensorGroup as TensorSpec
 from sizing.models import Accelerator, AttentionGroup, LLMModel, TensorGroup
+
+# The attention-group columns and the engine's AttentionGroup fields are the same names.
+GROUP_FIELDS = tuple(f.name for f in fields(GroupSpec))
 
 
 def llm_models() -> QuerySet[LLMModel]:
@@ -42,21 +45,7 @@ def model_spec(llm: LLMModel) -> ModelSpec:
         active_params=llm.active_params,
         layers=llm.layers,
         attention=tuple(
-            GroupSpec(
-                kind=g.kind,
-                layers=g.layers,
-                kv_heads=g.kv_heads,
-                head_dim=g.head_dim,
-                window_tokens=g.window_tokens,
-                kv_lora_rank=g.kv_lora_rank,
-                qk_rope_head_dim=g.qk_rope_head_dim,
-                state_heads=g.state_heads,
-                state_key_dim=g.state_key_dim,
-                state_value_dim=g.state_value_dim,
-                conv_state_elements=g.conv_state_elements,
-                state_bytes_per_element=g.state_bytes_per_element,
-                note=g.note,
-            )
+            GroupSpec(**{name: getattr(g, name) for name in GROUP_FIELDS})
             for g in llm.attention_groups.all()
         ),
         experts=experts,

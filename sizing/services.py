@@ -14,7 +14,7 @@ from sizing.engine.importers import model_from_hf_config
 from sizing.engine.specs import AttentionGroup as GroupSpec
 from sizing.engine.specs import ExpertSpec, ModelSpec
 from sizing.models import Accelerator, AttentionGroup, LLMModel, TensorGroup, WeightFormat
-from sizing.selectors import catalog_changed
+from sizing.selectors import GROUP_FIELDS, catalog_changed
 
 CATALOG_DIR = Path(__file__).resolve().parent / "catalog"
 
@@ -82,21 +82,7 @@ def llm_model_create(*, spec: ModelSpec, slug: str, meta: dict | None = None) ->
     llm.save()
     for position, g in enumerate(spec.attention):
         group = AttentionGroup(
-            llm=llm,
-            position=position,
-            kind=g.kind,
-            layers=g.layers,
-            kv_heads=g.kv_heads,
-            head_dim=g.head_dim,
-            window_tokens=g.window_tokens,
-            kv_lora_rank=g.kv_lora_rank,
-            qk_rope_head_dim=g.qk_rope_head_dim,
-            state_heads=g.state_heads,
-            state_key_dim=g.state_key_dim,
-            state_value_dim=g.state_value_dim,
-            conv_state_elements=g.conv_state_elements,
-            state_bytes_per_element=g.state_bytes_per_element,
-            note=g.note,
+            llm=llm, position=position, **{name: getattr(g, name) for name in GROUP_FIELDS}
         )
         group.full_clean(exclude=["llm"])
         group.save()

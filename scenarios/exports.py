@@ -30,7 +30,8 @@ class Figure:
     @property
     def label_unit(self) -> str:
         """The unit to print beside the label; money, bytes and times carry their own."""
-        return self.unit if self.unit in ("GPUs", "tokens/s", "tokens/month") else ""
+        shown = self.unit in ("GPUs", "tokens/s", "tokens/month")
+        return self.unit if shown and self.unit not in self.label else ""
 
 
 def _t1(attr):

@@ -8,6 +8,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
+from kombu.exceptions import OperationalError as QueueUnavailable
 
 from probes import charts, selectors, services, tasks
 from probes.forms import EndpointForm
@@ -126,7 +127,21 @@ def endpoint_edit(request, pk: int):
 def endpoint_probe(request, pk: int):
     endpoint = _endpoint_or_404(request, pk)
     speed = request.POST.get("speed") == "1"
-    transaction.on_commit(lambda: tasks.probe_endpoint.delay(endpoint.pk, speed=speed))
     what = "Health and speed probes" if speed else "A health probe"
-    messages.success(request, f"{what} for {endpoint.name} queued.")
+    try:
+        # Nobody waits for the result: without ignore_result the send would first subscribe to
+        # it in Redis, which blocks for 20 s and raises RuntimeError when Redis is down.
+        transaction.on_commit(
+            lambda: tasks.probe_endpoint.apply_async(
+                (endpoint.pk,), {"speed": speed}, ignore_result=True
+            )
+        )
+    except QueueUnavailable:
+        messages.error(
+            request,
+            f"{what} for {endpoint.name} could not be queued: the task queue is unavailable. "
+            "Try again in a minute.",
+        )
+    else:
+        messages.success(request, f"{what} for {endpoint.name} queued.")
     return redirect("probes:endpoint", pk=endpoint.pk)

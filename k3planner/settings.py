@@ -174,6 +174,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 300)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 360)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis puts a task whose worker died before acknowledging it back on its queue this long after
+# delivery (kombu's default: an hour). It must outlast CELERY_TASK_TIME_LIMIT, or a task still
+# running would be handed to a second worker.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600)
+}
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE: dict = {**PRICING_BEAT_SCHEDULE}  # prices: daily refresh of the feeds
 

@@ -4,7 +4,7 @@ database is unreachable (a restart, a failover) instead of a 500 traceback page.
 import logging
 
 from django.db import InterfaceError, OperationalError
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 
 log = logging.getLogger(__name__)
@@ -41,11 +41,38 @@ def security_headers(get_response):
     return middleware
 
 
+def _error(request, status: int, message: str, field: str = ""):
+    if request.path.startswith("/api/"):
+        detail = [{"loc": [field] if field else [], "field": field, "msg": message}]
+        return JsonResponse({"status": status, "detail": detail}, status=status)
+    return HttpResponse(f"{message}\n", status=status, content_type="text/plain; charset=utf-8")
+
+
+def reject_nul_characters(get_response):
+    """PostgreSQL text cannot hold NUL (0x00): refuse it at the door, naming the parameter,
+    rather than fail with a 500 when a query reaches the database."""
+
+    def middleware(request):
+        for key, values in request.GET.lists():
+            if "\x00" in key or any("\x00" in value for value in values):
+                return _error(
+                    request, 400, f"{key.strip(chr(0))}: NUL characters are not allowed", key
+                )
+        if "\x00" in request.path:
+            return _error(request, 400, "The path holds a NUL character")
+        return get_response(request)
+
+    return middleware
+
+
 def database_unavailable(get_response):
     def middleware(request):
         return get_response(request)
 
     def process_exception(request, exception):
+        if isinstance(exception, ValueError) and "NUL (0x00)" in str(exception):
+            # A NUL inside a JSON body or form field, found by the database driver.
+            return _error(request, 400, "A text field holds a NUL character, which is not allowed")
         if not isinstance(exception, OperationalError | InterfaceError):
             return None
         log.error("database unavailable: %s", exception)

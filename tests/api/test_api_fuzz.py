@@ -3,7 +3,9 @@ response that breaks the documented schema, whatever the input."""
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import (
     content_type_conformance,
@@ -25,8 +27,15 @@ FUZZ = settings(
 
 
 @pytest.fixture
-def seeded(django_db_blocker, django_db_setup, db):
+def seeded(db):
     catalog_load()
+    # Called through WSGI, Django would close the test's connection at each request's end (it
+    # is inside the test transaction); its own test client unhooks this the same way.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @schema.parametrize()

@@ -110,3 +110,10 @@ def test_a_database_outage_is_a_json_503_in_the_api(client, monkeypatch):
     r = client.get(reverse("api:list_models"))
     assert r.status_code == 503
     assert r.json()["status"] == 503
+
+
+def test_a_nul_character_in_a_query_is_a_400_naming_the_parameter(client):
+    r = client.get(reverse("api:list_models"), {"q": "qwen\x00"})
+    assert r.status_code == 400
+    assert r.json()["detail"][0]["field"] == "q"
+    assert client.get(reverse("scenarios:library"), {"q": "\x00"}).status_code == 400

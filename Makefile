@@ -34,9 +34,13 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
+# Speed and memory figures; each prints its own (PostgreSQL ones use throwaway databases).
 bench: install
 	$(PY) -m sizing.bench
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m pricing.bench
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m scenarios.bench
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m probes.bench --db
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m k3planner.bench_api
 
 worker: install
 	$(VENV)/bin/celery -A k3planner worker --loglevel=INFO

@@ -10,7 +10,7 @@ import datetime as dt
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
-from pricing.models import ON_DEMAND, ApiPrice, FeedRun, GpuPrice
+from pricing.models import ON_DEMAND, ApiPrice, FeedRun, GpuPrice, Provider
 from sizing.models import Accelerator
 
 
@@ -50,8 +50,11 @@ def gpu_price_current(
     ).first()
 
 
-def gpu_cheapest_offers(*, as_of: dt.date | None = None, kind: str = ON_DEMAND) -> list[GpuPrice]:
-    """One row per accelerator: its cheapest current offer of this kind, any provider.
+def gpu_cheapest_offers(
+    *, as_of: dt.date | None = None, kind: str = ON_DEMAND, include_assumptions: bool = False
+) -> list[GpuPrice]:
+    """One row per accelerator: its cheapest current offer of this kind, any provider. An
+    assumed rate (the article's $2.50) is not an offer unless asked for.
 
     A current row either has no valid_until yet (today's prices: the first entry of the
     gpuprice_open_by_price index) or one after `as_of` (superseded since). The query takes the
@@ -62,9 +65,11 @@ def gpu_cheapest_offers(*, as_of: dt.date | None = None, kind: str = ON_DEMAND) 
     as_of = as_of or timezone.localdate()
 
     def cheapest(branch: Q) -> QuerySet:
+        rows = GpuPrice.objects.filter(branch, accelerator=OuterRef("pk"), kind=kind)
+        if not include_assumptions:
+            rows = rows.exclude(provider__kind=Provider.ASSUMPTION)
         best = (
-            GpuPrice.objects.filter(branch, accelerator=OuterRef("pk"), kind=kind)
-            .filter(effective_date__lte=as_of)
+            rows.filter(effective_date__lte=as_of)
             .order_by("usd_per_gpu_hour", "id")
             .values("pk")[:1]
         )

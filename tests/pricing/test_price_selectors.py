@@ -259,3 +259,19 @@ def test_rebuilding_the_intervals_after_service_writes_changes_nothing(acme, bol
         (p.effective_date, p.valid_until)
         for p in GpuPrice.objects.filter(provider=acme).order_by("effective_date", "id")
     ] == [(JUL_1, AUG_1), (AUG_1, AUG_1), (AUG_1, SEP_1), (SEP_1, None)]
+
+
+def test_an_assumed_rate_is_not_the_cheapest_offer_unless_asked_for(acme, record, catalog):
+    article = Provider.objects.create(name="Article assumption", slug="article", kind="assumption")
+    record(article, "2.50", JUL_1)
+    record(article, "2.50", JUL_1, accelerator="gb300-288gb")
+    record(acme, "3.10", JUL_1)
+
+    offers = selectors.gpu_cheapest_offers(as_of=AUG_1)
+    with_assumptions = selectors.gpu_cheapest_offers(as_of=AUG_1, include_assumptions=True)
+
+    assert [(p.accelerator.slug, p.provider.slug) for p in offers] == [("h100-80gb", "acme")]
+    assert {(p.accelerator.slug, p.provider.slug) for p in with_assumptions} == {
+        ("h100-80gb", "article"),
+        ("gb300-288gb", "article"),
+    }

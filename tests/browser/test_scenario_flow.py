@@ -82,6 +82,7 @@ def test_a_planner_builds_saves_finds_and_compares(page, planner, screenshot):
     expect(page.locator("#kpi-tier1")).to_have_text("$57,600")
     for chart in ("chart-memory", "chart-utilisation"):
         chart_drawn(page, chart)
+    page.evaluate("document.querySelector('.inputs').scrollTop = 0")  # its own scroll box
     screenshot(page, "builder-k3")
 
     save(page, "K3 on H100 (article)", "k3 article")

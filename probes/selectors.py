@@ -146,6 +146,15 @@ def _calibrated_results() -> QuerySet[ProbeResult]:
     ).select_related("endpoint")
 
 
+def calibration_results(user) -> QuerySet[ProbeResult]:
+    """Speed probes of the user's teams' endpoints that can calibrate a scenario, newest first."""
+    return _calibrated_results().filter(endpoint__team__members=user).order_by("-started_at", "-id")
+
+
+def calibration_of(result: ProbeResult) -> Calibration:
+    return _calibration(result)
+
+
 def latest_calibration(endpoint: Endpoint) -> Calibration | None:
     result = _calibrated_results().filter(endpoint=endpoint).first()
     return _calibration(result) if result else None

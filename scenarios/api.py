@@ -45,6 +45,9 @@ class ScenarioInputsIn(In):
     download_gb_s: float | None = Field(None, ge=0.001, le=10_000)
     ram_bandwidth_gb_s: float | None = Field(None, ge=0.1, le=100_000)
     max_nodes: int | None = Field(None, ge=1, le=100_000)
+    calibration: int | None = Field(
+        None, ge=1, description="A speed probe result id of your team's endpoint to calibrate from"
+    )
 
 
 class ScenarioIn(In):
@@ -103,10 +106,10 @@ def _team(slug: str | None, user) -> Team | None:
     return team
 
 
-def _inputs(payload: ScenarioInputsIn):
+def _inputs(payload: ScenarioInputsIn, user):
     data = payload.dict(exclude_none=True)
     try:
-        return services.scenario_inputs_from_dict(data)
+        return services.scenario_inputs_from_dict(data, user=user)
     except ValidationError as exc:
         # Name the field as the caller sent it: inputs.<field>.
         raise ValidationError({f"inputs.{k}": v for k, v in exc.message_dict.items()}) from None
@@ -139,7 +142,7 @@ def create_scenario(request, payload: ScenarioIn):
     """Evaluate and save a scenario; returns it with its figures, inputs and snapshot."""
     scenario = services.scenario_create(
         owner=request.user,
-        inputs=_inputs(payload.inputs),
+        inputs=_inputs(payload.inputs, request.user),
         name=payload.name,
         notes=payload.notes,
         tags=payload.tags,
@@ -160,7 +163,7 @@ def update_scenario(request, scenario_id: int, payload: ScenarioPatchIn):
     meta = payload.dict(exclude_unset=True, exclude={"inputs"})
     if "team" in meta:
         meta["team"] = _team(meta["team"], request.user)
-    inputs = _inputs(payload.inputs) if payload.inputs is not None else None
+    inputs = _inputs(payload.inputs, request.user) if payload.inputs is not None else None
     scenario = services.scenario_update(scenario=scenario, inputs=inputs, **meta)
     return _detail(scenario)
 

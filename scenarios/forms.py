@@ -3,6 +3,8 @@
 from django import forms
 
 from pricing.models import ApiPrice, GpuPrice
+from probes.models import ProbeResult
+from probes.selectors import calibration_results
 from scenarios.models import PRIVATE, TEAM, Scenario
 from sizing.engine.errors import SizingError
 from sizing.engine.formats import KV_DTYPE_BYTES
@@ -93,6 +95,12 @@ def _count(label, initial, *, minimum=1, maximum=None, **kw):
     )
 
 
+def calibration_label(result) -> str:
+    return (
+        f"{result.calibration_factor:.2f}× — {result.endpoint.name}, {result.started_at:%Y-%m-%d}"
+    )
+
+
 class BuilderForm(forms.Form):
     # Plain rows: the engine specs come from sizing's in-process catalog cache.
     llm = forms.ModelChoiceField(
@@ -162,9 +170,19 @@ class BuilderForm(forms.Form):
     download_gb_s = _number("Download, GB/s", _A.download_gb_s, minimum=0.001)
     ram_bandwidth_gb_s = _number("System RAM, GB/s", _A.ram_bandwidth_gb_s, minimum=0.1)
     max_nodes = _count("Most nodes", _A.max_nodes, maximum=100_000)
+    calibration = forms.ModelChoiceField(
+        queryset=ProbeResult.objects.none(),
+        required=False,
+        label="Calibrate the speed from a measured endpoint",
+        help_text="Scales both efficiencies by measured ÷ estimated tokens/s of a speed probe.",
+    )
 
-    def __init__(self, data=None, **kwargs):
+    def __init__(self, data=None, *, user=None, **kwargs):
         super().__init__(data, **kwargs)
+        # Only speed probes of the user's own teams' endpoints can calibrate their scenarios.
+        if user is not None and user.is_authenticated:
+            self.fields["calibration"].queryset = calibration_results(user)
+            self.fields["calibration"].label_from_instance = calibration_label
         for name, field in self.fields.items():
             # Every number has a default: a field left empty takes it rather than failing.
             if isinstance(field, forms.FloatField | forms.IntegerField):

@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from pricing.models import ApiPrice, GpuPrice
+from probes.selectors import Calibration, calibrated_assumptions, calibration_of
 from scenarios.forms import ASSUMPTION_FIELDS, BuilderForm, builder_initial, tags_parse
 from scenarios.models import PRIVATE, TEAM, VISIBILITY_VALUES, Scenario
 from sizing import selectors as catalog
@@ -56,16 +57,17 @@ class ScenarioInputs:
     workload: Workload
     assumptions: Assumptions
     raw: dict[str, Any]  # JSON-able field values (slugs, ids, numbers), to reopen the builder
+    calibration: Calibration | None = None  # a measured endpoint's speed factor, applied
 
 
-def scenario_inputs_from_dict(data: Mapping[str, Any]) -> ScenarioInputs:
+def scenario_inputs_from_dict(data: Mapping[str, Any], *, user=None) -> ScenarioInputs:
     """Validate builder fields given by name (strings or numbers). A missing field takes the
     builder's default (the article's K3 scenario); None or "" leaves a typed price out.
 
     Raises ValidationError whose `message_dict` maps field names to messages.
     """
     given = {k: "" if v is None else str(v) for k, v in data.items()}
-    form = BuilderForm(data={**builder_initial(), **given})
+    form = BuilderForm(data={**builder_initial(), **given}, user=user)
     if not form.is_valid():
         raise ValidationError(form.errors.as_data())
     return scenario_inputs_from_form(form)
@@ -109,16 +111,28 @@ def scenario_inputs_from_form(form: BuilderForm) -> ScenarioInputs:
         prompt_tokens=cd["prompt_tokens"],
     )
     assumptions = Assumptions(**{name: cd[name] for name in ASSUMPTION_FIELDS})
+    calibration = None
+    if cd.get("calibration") is not None:
+        calibration = calibration_of(cd["calibration"])
+        assumptions = calibrated_assumptions(assumptions, calibration.factor)
     raw: dict[str, Any] = {}
     for name in form.fields:
         value = cd.get(name)
         if name in ("llm", "accelerator"):
             value = value.slug
-        elif name in ("gpu_price", "api_price"):
+        elif name in ("gpu_price", "api_price", "calibration"):
             value = None if value is None else value.pk
         raw[name] = value
     return ScenarioInputs(
-        cd["llm"], cd["accelerator"], gpu_price, api_price, prices, workload, assumptions, raw
+        cd["llm"],
+        cd["accelerator"],
+        gpu_price,
+        api_price,
+        prices,
+        workload,
+        assumptions,
+        raw,
+        calibration,
     )
 
 
@@ -162,6 +176,20 @@ def _api_price_meta(row: ApiPrice | None) -> dict | None:
         "usd_per_m_output": float(row.usd_per_m_output),
         "effective_date": row.effective_date.isoformat(),
         "source_url": row.source_url,
+    }
+
+
+def _calibration_meta(calibration: Calibration | None) -> dict | None:
+    if calibration is None:
+        return None
+    return {
+        "label": calibration.label,
+        "factor": calibration.factor,
+        "measured_tokens_per_s": calibration.measured_tokens_per_s,
+        "estimated_tokens_per_s": calibration.estimated_tokens_per_s,
+        "endpoint_id": calibration.endpoint_id,
+        "result_id": calibration.result_id,
+        "basis": calibration.basis,
     }
 
 
@@ -230,6 +258,7 @@ def scenario_evaluate(
         "prices": asdict(spec.prices),
         "gpu_price": _gpu_price_meta(inputs.gpu_price),
         "api_price": _api_price_meta(inputs.api_price),
+        "calibration": _calibration_meta(inputs.calibration),
     }
     return result, snapshot
 

@@ -146,7 +146,7 @@ def builder(request, scenario_id: int | None = None):
     else:
         # Query parameters preset fields: /scenarios/new/?llm=qwen3-32b is a shareable link.
         data = {**builder_initial(), **request.GET.dict()}
-    form = BuilderForm(data)
+    form = BuilderForm(data, user=request.user)
     context = _compute(form)
     saving = request.method == "POST" and "save" in request.POST and not request.htmx
     if saving and not request.user.is_authenticated:

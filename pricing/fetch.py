@@ -3,6 +3,7 @@
 Every failure is a FeedError that says what happened in words a run log can show.
 """
 
+import os
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -16,6 +17,9 @@ CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 30.0  # between two chunks
 TOTAL_TIMEOUT_S = 120.0  # a server that drips bytes forever is stopped here
 USER_AGENT = "k3planner-price-feed/1"
+# A file modified this recently may still be being written (its writer between two writes, or
+# preempted inside one): it is read, then checked again after this long.
+SETTLE_S = 0.2
 
 
 def is_url(location: str) -> bool:
@@ -86,11 +90,30 @@ def _read_file(location: str, roots: list[Path], max_bytes: int) -> tuple[bytes,
     if not any(path.is_relative_to(root.resolve()) for root in roots):
         raise FeedError(f"{location} is outside the feed folders ({', '.join(map(str, roots))})")
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise FeedError(f"{location} is {size:,} bytes, over the {max_bytes:,} cap")
-        return path.read_bytes(), path.name
+        with path.open("rb") as f:
+            before = os.fstat(f.fileno())
+            if before.st_size > max_bytes:
+                raise FeedError(
+                    f"{location} is {before.st_size:,} bytes, over the {max_bytes:,} cap"
+                )
+            data = f.read(max_bytes + 1)
+            stamps = {_stamp(before), _stamp(os.fstat(f.fileno()))}
+            if time.time() - before.st_mtime < SETTLE_S:
+                time.sleep(SETTLE_S)
+                stamps.add(_stamp(os.fstat(f.fileno())))
     except FileNotFoundError:
         raise FeedError(f"no such file: {location}") from None
     except OSError as exc:
         raise FeedError(f"cannot read {location}: {exc.strerror}") from None
+    # A file rewritten in place while it is read can yield whole rows of a half-written version,
+    # which parse cleanly: a file written to during the read (or just after) is refused.
+    if len(stamps) > 1 or len(data) != before.st_size:
+        raise FeedError(
+            f"{location} changed while it was read; run the feed again once it is written "
+            "(writing a new file and renaming it over the old one avoids this)"
+        )
+    return data, path.name
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int]:
+    return st.st_size, st.st_mtime_ns, st.st_ino

@@ -228,7 +228,7 @@ class GpuPrice(PriceRow):
         ordering = ["-effective_date", "-id"]
         indexes = [
             # Current as of D for an accelerator: rows with valid_until null or after D. The
-            # trailing columns let the cheapest-offer subquery read the index alone.
+            # trailing columns let the cheapest-offer subquery read the index alone (no heap).
             models.Index(
                 fields=[
                     "accelerator",
@@ -237,14 +237,22 @@ class GpuPrice(PriceRow):
                     "effective_date",
                     "usd_per_gpu_hour",
                     "id",
+                    "provider",
                 ],
-                name="gpuprice_acc_kind_open",
+                name="gpuprice_acc_open_covering",
             ),
             # Today's offers of an accelerator in price order: the cheapest is the first entry.
             models.Index(
-                fields=["accelerator", "kind", "usd_per_gpu_hour", "id"],
+                fields=[
+                    "accelerator",
+                    "kind",
+                    "usd_per_gpu_hour",
+                    "id",
+                    "provider",
+                    "effective_date",
+                ],
                 condition=Q(valid_until__isnull=True),
-                name="gpuprice_open_by_price",
+                name="gpuprice_open_price_covering",
             ),
             # A series' history; its leading provider also serves the provider foreign key.
             models.Index(

@@ -67,7 +67,9 @@ def gpu_cheapest_offers(
     def cheapest(branch: Q) -> QuerySet:
         rows = GpuPrice.objects.filter(branch, accelerator=OuterRef("pk"), kind=kind)
         if not include_assumptions:
-            rows = rows.exclude(provider__kind=Provider.ASSUMPTION)
+            # NOT IN (a subquery), not a join: the plan stays an index-only scan.
+            assumed = Provider.objects.filter(kind=Provider.ASSUMPTION).values("pk")
+            rows = rows.filter(~Q(provider_id__in=assumed))
         best = (
             rows.filter(effective_date__lte=as_of)
             .order_by("usd_per_gpu_hour", "id")

@@ -19,7 +19,7 @@ TOTAL_TIMEOUT_S = 120.0  # a server that drips bytes forever is stopped here
 USER_AGENT = "k3planner-price-feed/1"
 # A file modified this recently may still be being written (its writer between two writes, or
 # preempted inside one): it is read, then checked again after this long.
-SETTLE_S = 0.2
+SETTLE_S = 0.1
 
 
 def is_url(location: str) -> bool:

@@ -366,3 +366,19 @@ def test_a_run_left_running_by_a_dead_worker_is_marked_failed(aws, settings):
     dead.refresh_from_db()
     assert dead.status == FeedRun.FAILED
     assert "did not finish" in dead.error
+
+
+def test_text_with_tabs_quotes_and_backslashes_is_stored_as_written(make_feed, feed_roots):
+    path = feed_roots / "odd.csv"
+    note = 'tab\there, "quoted", back\\slash, new\nline, ünïcode'
+    path.write_text(
+        "provider,accelerator,usd_per_gpu_hour,offer,note\n"
+        f'Acme,h200-141gb,3.00,"8x\\h200","{note.replace(chr(34), chr(34) * 2)}"\n'
+    )
+
+    run = services.feed_refresh(feed=make_feed("odd", Feed.K3PLANNER_CSV, path), today=TODAY)
+
+    assert run.prices_added == 1, run.rejections
+    price = GpuPrice.objects.get()
+    assert price.offer == "8x\\h200"
+    assert price.note.startswith(note)

@@ -256,7 +256,7 @@ def _csv_rows(data: bytes, required: tuple[str, ...]) -> tuple[list[str], list[t
     if missing:
         raise FeedError(
             f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; "
-            f"the header has {', '.join(header)}"
+            f"the header has {_short(', '.join(header), 200)}"
         )
     if rows and not text.endswith(("\n", "\r")) and len(rows[-1][1]) < len(header):
         raise FeedError(

@@ -30,16 +30,18 @@ def fetch(
     location: str,
     *,
     roots: list[Path],
+    base: Path,
     max_bytes: int = MAX_BYTES,
     timeout_s: float = READ_TIMEOUT_S,
     total_timeout_s: float = TOTAL_TIMEOUT_S,
 ) -> tuple[bytes, str]:
-    """(content, file name). Relative paths are read under roots[0]; files outside roots refused."""
+    """(content, file name). A relative path is read from `base`; a file outside `roots` is
+    refused, so a feed cannot read the server's other files into a run log."""
     if is_url(location):
         return _fetch_url(location, max_bytes, timeout_s, total_timeout_s), _url_name(location)
     if "://" in location:
         raise FeedError(f"only http(s) URLs and file paths are feeds, not {location!r}")
-    return _read_file(location, roots, max_bytes)
+    return _read_file(location, roots, base, max_bytes)
 
 
 def _url_name(url: str) -> str:
@@ -82,10 +84,10 @@ def _fetch_url(url: str, max_bytes: int, timeout_s: float, total_timeout_s: floa
     return b"".join(chunks)
 
 
-def _read_file(location: str, roots: list[Path], max_bytes: int) -> tuple[bytes, str]:
+def _read_file(location: str, roots: list[Path], base: Path, max_bytes: int) -> tuple[bytes, str]:
     path = Path(location)
     if not path.is_absolute():
-        path = roots[0] / path
+        path = base / path
     path = path.resolve()
     if not any(path.is_relative_to(root.resolve()) for root in roots):
         raise FeedError(f"{location} is outside the feed folders ({', '.join(map(str, roots))})")

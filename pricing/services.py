@@ -32,11 +32,13 @@ PRICE_LOCK_KEY = 0x6B3_9121
 MAX_REJECTIONS_KEPT = 500
 BATCH_SIZE = 5000
 UNDATED_NOTE = "file undated: dated the day it was read"
+SEED_DIR = "pricing/seed"  # relative to the project, like any relative feed location
 
 
 def feed_roots() -> list[Path]:
-    """Folders a file feed may be read from; the project folder unless settings say otherwise."""
-    return [Path(p) for p in getattr(settings, "PRICE_FEED_ROOTS", [settings.BASE_DIR])]
+    """Folders a file feed may be read from: the shipped samples unless settings add others."""
+    default = [Path(settings.BASE_DIR) / SEED_DIR]
+    return [Path(p) for p in getattr(settings, "PRICE_FEED_ROOTS", default)]
 
 
 # --- runs -------------------------------------------------------------------------------------
@@ -54,7 +56,9 @@ def feed_refresh(*, feed: Feed, triggered_by=None, today: dt.date | None = None)
     )
 
     def load() -> Parsed:
-        data, filename = fetch(feed.location, roots=feed_roots(), **_fetch_limits())
+        data, filename = fetch(
+            feed.location, roots=feed_roots(), base=Path(settings.BASE_DIR), **_fetch_limits()
+        )
         provider = feed.provider
         if not provider and feed.format == Feed.GPUHUNT_CSV:
             provider = Path(filename).stem  # gpuhunt's catalog is one {provider}.csv a provider
@@ -553,7 +557,6 @@ def price_intervals_rebuild() -> int:
 
 # --- seed ------------------------------------------------------------------------------------
 
-SEED_DIR = "pricing/seed"
 _SKYPILOT = "https://github.com/skypilot-org/skypilot-catalog/blob/{commit}/catalogs/{path}"
 # The shipped samples (shared/data/price-feeds, see its README) as disabled feeds, so a new
 # install has prices and staff see a working feed of each format. None of the public files has

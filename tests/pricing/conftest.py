@@ -40,8 +40,8 @@ def catalog(db):
 
 @pytest.fixture
 def feed_roots(settings, tmp_path):
-    """File feeds may be read from the shipped samples and from the test's tmp_path."""
-    settings.PRICE_FEED_ROOTS = [ROOT, tmp_path]
+    """File feeds may be read from the samples, the seed and the test's tmp_path."""
+    settings.PRICE_FEED_ROOTS = [FEEDS, ROOT / "pricing" / "seed", tmp_path]
     return tmp_path
 
 

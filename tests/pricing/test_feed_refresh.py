@@ -323,6 +323,7 @@ def test_a_served_feed_is_read_like_a_file(aws, http_feed, samples):
     [
         ("tests/data/price-feeds/nope.csv", "no such file"),
         ("/etc/passwd", "outside the feed folders"),
+        ("k3planner/settings.py", "outside the feed folders"),
         ("ftp://example.com/vms.csv", "only http(s) URLs and file paths"),
     ],
 )
@@ -382,3 +383,15 @@ def test_text_with_tabs_quotes_and_backslashes_is_stored_as_written(make_feed, f
     price = GpuPrice.objects.get()
     assert price.offer == "8x\\h200"
     assert price.note.startswith(note)
+
+
+def test_by_default_a_file_feed_reads_only_the_shipped_samples(aws, settings):
+    del settings.PRICE_FEED_ROOTS  # as deployed, unless the operator adds folders
+
+    refused = services.feed_refresh(feed=aws, today=TODAY)
+    aws.location = "pricing/seed/skypilot/aws_vms_v8_gpu_rows.csv"
+    aws.save()
+    read = services.feed_refresh(feed=aws, today=TODAY)
+
+    assert "outside the feed folders" in refused.error
+    assert (read.status, read.prices_added) == ("ok", 40)

@@ -1,5 +1,7 @@
 """The refresh tasks through Redis and a real Celery worker, against the test database."""
 
+from pathlib import Path
+
 import pytest
 from django.conf import settings
 
@@ -17,7 +19,9 @@ pytestmark = [
 
 
 @pytest.fixture
-def feeds(catalog, make_feed, samples):
+def feeds(catalog, make_feed):
+    # The worker reads with the default feed folders: the shipped samples.
+    samples = Path("pricing/seed")
     nebius = make_feed(
         "nebius",
         Feed.SKYPILOT_CSV,
@@ -61,7 +65,7 @@ def test_refresh_all_queues_every_enabled_feed(celery_worker, feeds):
 
 def test_a_failing_feed_is_a_recorded_run_not_a_crashed_task(celery_worker, feeds, settings):
     nebius, _ = feeds
-    nebius.location = "tests/data/price-feeds/missing.csv"
+    nebius.location = "pricing/seed/missing.csv"
     nebius.save()
 
     result = tasks.refresh_feed.delay(nebius.pk).get(timeout=60)

@@ -6,12 +6,14 @@ name, found by their port, so the tests can also run against a private pair.
 """
 
 import contextlib
+import http.server
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -64,6 +66,46 @@ def wait_until(predicate, timeout_s: float, what: str, interval_s: float = 0.05)
             return value
         time.sleep(interval_s)
     raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")
+
+
+class FileServer:
+    """A loopback HTTP server answering GET /<name> with `files[name]` (swap them at will)."""
+
+    def __init__(self, files: dict[str, bytes]):
+        outer = self
+        self.files = files
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = outer.files.get(self.path.lstrip("/"))
+                if body is None:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Type", "text/csv")
+                self.end_headers()
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(body)
+
+            def log_message(self, format, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/{name}"
+
+    def __enter__(self) -> "FileServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
 
 
 # --- Celery workers --------------------------------------------------------------------------

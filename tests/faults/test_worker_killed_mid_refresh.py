@@ -14,7 +14,7 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection
-from fault_helpers import ARTIFACTS, needs_broker, needs_postgres, start_worker, wait_until
+from fault_helpers import FileServer, needs_broker, needs_postgres, start_worker, wait_until
 
 from pricing import tasks
 from pricing.models import Feed, FeedRun, GpuPrice
@@ -38,19 +38,17 @@ RESULT_TIMEOUT_S = 180
 
 @pytest.fixture
 def big_feed():
-    """A k3planner CSV of FEED_ROWS distinct offers, under the project (where workers may read)."""
+    """A k3planner CSV of FEED_ROWS distinct offers, served over HTTP on loopback (a worker
+    reads files only from the shipped samples' folder)."""
     catalog_load()
-    folder = ARTIFACTS / f"faults-feed-{uuid.uuid4().hex[:8]}"
-    folder.mkdir(parents=True)
-    path = folder / "bulk.csv"
     lines = ["provider,accelerator,usd_per_gpu_hour,region"]
     for i in range(FEED_ROWS):
         price = Decimal(1) + Decimal(i % 1000) / 1000
         lines.append(f"faultcloud,{ACCELERATORS[i % len(ACCELERATORS)]},{price},r{i:05d}")
-    path.write_text("\n".join(lines) + "\n")
-    yield Feed.objects.create(name="bulk", format=Feed.K3PLANNER_CSV, location=str(path))
-    path.unlink()
-    folder.rmdir()
+    with FileServer({"bulk.csv": ("\n".join(lines) + "\n").encode()}) as server:
+        yield Feed.objects.create(
+            name="bulk", format=Feed.K3PLANNER_CSV, location=server.url("bulk.csv")
+        )
 
 
 @pytest.fixture

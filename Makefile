@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1:8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/k3planner
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: install run test lint bench worker beat lock
+.PHONY: install run test lint bench load worker beat lock
 
 $(VENV)/.installed: pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ bench: install
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m scenarios.bench
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m probes.bench --db
 	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m k3planner.bench_api
+
+# 60 s of the pages' and the API's mix under gunicorn while prices refresh and endpoints are probed.
+load: install
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m k3planner.loadtest
 
 worker: install
 	$(VENV)/bin/celery -A k3planner worker --loglevel=INFO

@@ -4,7 +4,7 @@ import gives a valid model or one SizingError naming the field, never another ex
 import json
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from sizing.engine import SizingError
@@ -13,8 +13,13 @@ from sizing.engine.validate import validate_model
 
 CONFIGS = Path(__file__).resolve().parents[2] / "sizing" / "catalog" / "configs"
 REAL = {p.stem: json.loads(p.read_text()) for p in sorted(CONFIGS.glob("*.json"))}
+# No "explain" phase: tracing every line of a failing import can take gigabytes.
+PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]
 FUZZ = settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=300,
+    deadline=None,
+    phases=PHASES,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 
 junk = st.one_of(
@@ -59,7 +64,17 @@ def test_anything_at_all_is_refused_cleanly(value):
     import_or_error(value if isinstance(value, dict) else {"architectures": value})
 
 
-GGUF_FUZZ = settings(max_examples=200, deadline=None)
+GGUF_FUZZ = settings(max_examples=200, deadline=None, phases=PHASES)
+
+
+def test_a_billion_layers_is_refused_not_allocated():
+    config = {**REAL["llama-3.1-8b"], "num_hidden_layers": 10**9}
+    try:
+        model_from_hf_config(config, name="huge")
+    except SizingError as exc:
+        assert exc.field == "num_hidden_layers" and "at most 10,000" in exc.reason
+    else:
+        raise AssertionError("a billion layers was accepted")
 
 
 def tiny_gguf_bytes(tmp: Path) -> bytes:

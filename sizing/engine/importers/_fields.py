@@ -8,6 +8,25 @@ from ..errors import SizingError
 
 _MISSING: Any = object()
 
+# Beyond any real config: 2^27 tokens of context, a 134M-wide dimension. A bound for every
+# integer, so an absurd value is an error naming its key, never a huge allocation.
+MAX_INTEGER = 2**27
+# Counts the importer loops over (one entry a layer, an expert): far tighter bounds, so a
+# config claiming a billion layers cannot make an import (or an API call) run out of memory.
+MAX_BY_KEY = {
+    "num_hidden_layers": 10_000,
+    "num_layers": 10_000,
+    "n_layers": 10_000,
+    "first_k_dense_replace": 10_000,
+    "num_nextn_predict_layers": 1_000,
+    "full_attention_interval": 10_000,
+    "decoder_sparse_step": 10_000,
+    "num_experts": 100_000,
+    "n_routed_experts": 100_000,
+    "num_local_experts": 100_000,
+    "n_shared_experts": 100_000,
+}
+
 
 def _describe(value: object) -> str:
     return f"{value!r} ({type(value).__name__})"
@@ -38,19 +57,21 @@ class Fields:
             if default is _MISSING:
                 raise SizingError(self.key(name), "is required and missing from the config")
             return default
-        return self.check_int(self.key(name), value, minimum)
+        return self.check_int(self.key(name), value, minimum, MAX_BY_KEY.get(name, MAX_INTEGER))
 
     def opt_integer(self, name: str, *, minimum: int = 1) -> int | None:
         return self.integer(name, None, minimum=minimum)
 
     @staticmethod
-    def check_int(key: str, value: object, minimum: int) -> int:
+    def check_int(key: str, value: object, minimum: int, maximum: int = MAX_INTEGER) -> int:
         # bool is an int subclass in Python; true/false is never a size.
         if isinstance(value, bool) or not isinstance(value, int):
             raise SizingError(key, f"must be an integer, got {_describe(value)}")
         if value < minimum:
             bound = "positive" if minimum == 1 else f"at least {minimum}"
             raise SizingError(key, f"must be {bound}, got {value}")
+        if value > maximum:
+            raise SizingError(key, f"must be at most {maximum:,}, got {value:,}")
         return value
 
     def flag(self, name: str, default: bool) -> bool:

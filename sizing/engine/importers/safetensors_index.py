@@ -44,7 +44,7 @@ def read_safetensors_index(index: dict) -> SafetensorsIndex:
         raise SizingError("metadata.total_size", "is required and missing from the index")
     if isinstance(total, str) and total.isdigit():
         total = int(total)  # some converters write the size as a string; HF writes an integer
-    total = Fields.check_int("metadata.total_size", total, 1)
+    total = Fields.check_int("metadata.total_size", total, 1, 10**16)
 
     weight_map = root.data.get("weight_map", {})
     if not isinstance(weight_map, dict) or not all(

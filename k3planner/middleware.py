@@ -2,10 +2,12 @@
 database is unreachable (a restart, a failover) instead of a 500 traceback page."""
 
 import logging
+import sys
 
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
+from django.views.defaults import server_error as django_server_error
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +30,16 @@ CONTENT_SECURITY_POLICY = "; ".join(
 )
 PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=(), usb=()"
 RETRY_AFTER_S = "30"
+
+# Django wraps driver errors raised through a cursor; a few (a health check, a close) come
+# straight from the driver.
+DATABASE_OUTAGE: tuple[type[BaseException], ...] = (OperationalError, InterfaceError)
+try:
+    import psycopg
+
+    DATABASE_OUTAGE += (psycopg.OperationalError, psycopg.InterfaceError)
+except ImportError:  # pragma: no cover - SQLite-only installs
+    pass
 
 
 def security_headers(get_response):
@@ -73,19 +85,33 @@ def database_unavailable(get_response):
         if isinstance(exception, ValueError) and "NUL (0x00)" in str(exception):
             # A NUL inside a JSON body or form field, found by the database driver.
             return _error(request, 400, "A text field holds a NUL character, which is not allowed")
-        if not isinstance(exception, OperationalError | InterfaceError):
+        if not isinstance(exception, DATABASE_OUTAGE):
             return None
-        log.error("database unavailable: %s", exception)
-        if request.path.startswith("/api/"):
-            response = JsonResponse(
-                {"status": 503, "detail": [{"loc": [], "msg": "The database is unavailable; "
-                                            "retry shortly."}]},
-                status=503,
-            )  # fmt: skip
-        else:
-            response = TemplateResponse(request, "503.html", status=503)
-        response["Retry-After"] = RETRY_AFTER_S
-        return response
+        return unavailable(request, exception)
 
     middleware.process_exception = process_exception
     return middleware
+
+
+def unavailable(request, exception):
+    log.error("database unavailable: %s", exception)
+    if request.path.startswith("/api/"):
+        response = JsonResponse(
+            {"status": 503, "detail": [{"loc": [], "msg": "The database is unavailable; "
+                                        "retry shortly."}]},
+            status=503,
+        )  # fmt: skip
+    else:
+        response = TemplateResponse(request, "503.html", status=503)
+        response.render()
+    response["Retry-After"] = RETRY_AFTER_S
+    return response
+
+
+def server_error(request, *args, **kwargs):
+    """handler500: an outage met outside a view (a session saved by middleware, a lazy query
+    in a template) is still the 503 page, not a 500."""
+    exception = sys.exc_info()[1]
+    if isinstance(exception, DATABASE_OUTAGE):
+        return unavailable(request, exception)
+    return django_server_error(request, *args, **kwargs)

@@ -12,3 +12,5 @@ urlpatterns = [
     path("prices/", include("pricing.urls")),
     path("", include("sizing.urls")),
 ]
+
+handler500 = "k3planner.middleware.server_error"

@@ -92,3 +92,35 @@ def fresh_catalog_cache():
     catalog_changed()
     yield
     catalog_changed()
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Debian chromium for the whole run: Playwright's sync API allows one event loop a
+    thread, so every browser test shares it. Skips without chromium unless
+    K3PLANNER_REQUIRE_BROWSER=1 (CI), where a missing browser fails."""
+    if not os.path.exists(CHROMIUM):
+        reason = f"{CHROMIUM} is missing: apt-get install -y chromium"
+        if os.environ.get("K3PLANNER_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"K3PLANNER_REQUIRE_BROWSER=1 but {reason}")
+        pytest.skip(reason)
+    # Playwright's sync API runs an event loop in this thread; the ORM calls tests make
+    # would otherwise be refused as "async unsafe".
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

@@ -1,43 +1,11 @@
-"""Playwright (sync API) on Debian's chromium against pytest-django's live server.
+"""Playwright (sync API) on Debian's chromium (the session `browser` fixture in
+tests/conftest.py) against pytest-django's live server."""
 
-Without /usr/bin/chromium the browser tests skip and say why, unless K3PLANNER_REQUIRE_BROWSER=1
-(CI), where a missing browser is a failure.
-"""
-
-import os
 from pathlib import Path
 
 import pytest
 
-# Playwright's sync API runs an event loop in this thread; Django's ORM calls made from the
-# test body (fixtures, assertions) would otherwise be refused as "async unsafe".
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOTS = Path(__file__).resolve().parent.parent.parent / "test-artifacts" / "screenshots"
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        reason = f"{CHROMIUM} is missing: apt-get install -y chromium"
-        if os.environ.get("K3PLANNER_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"K3PLANNER_REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

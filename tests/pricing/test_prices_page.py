@@ -80,7 +80,7 @@ def test_it_shows_how_old_each_price_is(client, prices):
     body = client.get(reverse("prices")).content.decode()
 
     cells = "".join(cells for _, cells in rows_of(body, "h100-80gb"))
-    assert re.search(r'<td class="num" title="3\xa0days old">3</td>', cells)
+    assert re.search(r'<td class="num" title="3 days old, since [0-9-]{10}">3</td>', cells)
     assert re.search(r'<td class="num stale"[^>]*>45</td>', cells)  # older than 30 days
     assert re.search(r'<td class="num stale"[^>]*>130</td>', cells)
 

@@ -2,7 +2,6 @@
 sees measured tokens/s next to the estimate, stops the server and sees it marked down by the
 next sweep — the open page updates itself, no reload."""
 
-import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,44 +15,26 @@ from teams.models import Membership, Team
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 
 
 @pytest.fixture
-def probe_page(live_server, monkeypatch):
-    if not os.path.exists(CHROMIUM):
-        reason = f"{CHROMIUM} is missing: apt-get install -y chromium"
-        if os.environ.get("K3PLANNER_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"K3PLANNER_REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
-    # Playwright's sync API runs an event loop in this thread; the ORM calls the test makes
-    # would otherwise be refused as "async unsafe".
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
+def probe_page(browser, live_server):
     errors: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(
-            viewport={"width": 1280, "height": 900}, base_url=live_server.url
-        )
-        context.set_default_timeout(20_000)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on(
-            "console",
-            lambda m: m.type == "error" and "favicon" not in m.location.get("url", "")
-            and errors.append(m.text),
-        )  # fmt: skip
-        yield page
-        context.close()
-        browser.close()
-        # ORM calls made while Playwright's loop ran got connections of their own (asgiref's
-        # context-local storage); close them, or the test database cannot be dropped.
-        connections.close_all()
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=live_server.url)
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(
+        "console",
+        lambda m: m.type == "error" and "favicon" not in m.location.get("url", "")
+        and errors.append(m.text),
+    )  # fmt: skip
+    yield page
+    context.close()
+    # ORM calls made while Playwright's loop ran got connections of their own (asgiref's
+    # context-local storage); close them, or the test database cannot be dropped.
+    connections.close_all()
     assert errors == [], f"JavaScript errors on the page: {errors}"
 
 

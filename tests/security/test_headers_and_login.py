@@ -117,3 +117,15 @@ def test_a_nul_character_in_a_query_is_a_400_naming_the_parameter(client):
     assert r.status_code == 400
     assert r.json()["detail"][0]["field"] == "q"
     assert client.get(reverse("scenarios:library"), {"q": "\x00"}).status_code == 400
+
+
+def test_an_outage_outside_a_view_is_still_the_503_page(rf):
+    from k3planner.middleware import server_error
+
+    request = rf.get("/scenarios/")
+    try:
+        raise OperationalError("the connection is closed")
+    except OperationalError:
+        response = server_error(request)
+    assert response.status_code == 503
+    assert "briefly unavailable" in response.content.decode()

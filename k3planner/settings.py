@@ -184,6 +184,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE: dict = {**PRICING_BEAT_SCHEDULE}  # prices: daily refresh of the feeds
 
+# Price feeds: folders file feeds may be read from (default: the shipped samples), the size
+# cap of a fetched file and the seconds allowed between chunks of a download.
+PRICE_FEED_ROOTS = env_list("PRICE_FEED_ROOTS", str(BASE_DIR / "pricing" / "seed"))
+PRICE_FEED_MAX_BYTES = env_int("PRICE_FEED_MAX_BYTES", 64 * 1024 * 1024)
+PRICE_FEED_TIMEOUT_S = env_int("PRICE_FEED_TIMEOUT_S", 30)
+
 # Probes (spec 5). A sweep every PROBES_SWEEP_S probes each endpoint whose interval has come
 # round, all at once (at most PROBES_CONCURRENCY in flight); speed probes sweep more slowly.
 # Stored endpoint keys are encrypted with ENDPOINT_SECRET_KEY (else one derived from SECRET_KEY).

@@ -7,7 +7,8 @@ default to today.
 
 import datetime as dt
 
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, Min, OuterRef, Q, QuerySet, Subquery, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from pricing.models import ON_DEMAND, ApiPrice, FeedRun, GpuPrice, Provider
@@ -84,6 +85,53 @@ def gpu_cheapest_offers(
         if held is None or (row.usd_per_gpu_hour, row.pk) < (held.usd_per_gpu_hour, held.pk):
             best[row.accelerator_id] = row
     return sorted(best.values(), key=lambda r: (r.accelerator.name, r.pk))
+
+
+def gpu_offers_cheapest_of_each(
+    *,
+    partition: tuple[str, ...],
+    limit: int,
+    as_of: dt.date | None = None,
+    accelerator=None,
+    kind: str | None = None,
+) -> list[GpuPrice]:
+    """The `limit` cheapest current offers of each `partition` group (say each accelerator, or
+    each provider and kind), cheapest first: one query, ranked by a window function."""
+    rank = Window(
+        RowNumber(),
+        partition_by=[F(name) for name in partition],
+        order_by=[F("usd_per_gpu_hour").asc(), F("id").asc()],
+    )
+    current = gpu_prices_current(as_of=as_of, accelerator=accelerator, kind=kind)
+    return list(current.annotate(rank=rank).filter(rank__lte=limit))
+
+
+def gpu_offer_counts(
+    *, as_of: dt.date | None = None, accelerator=None, kind: str | None = None
+) -> dict[int, int]:
+    """accelerator id -> how many current offers it has."""
+    current = gpu_prices_current(as_of=as_of, accelerator=accelerator, kind=kind)
+    rows = current.order_by().values_list("accelerator_id").annotate(n=Count("id"))
+    return dict(rows)
+
+
+def gpu_price_lines(
+    *, accelerator_ids, kind: str = ON_DEMAND, since: dt.date
+) -> dict[int, list[tuple[str, dt.date, dt.date | None, float]]]:
+    """accelerator id -> (provider, effective_date, valid_until, lowest price) rows since a
+    date, what a history chart draws: offers that start and end together collapse into their
+    cheapest, so a provider with hundreds of regions is a few rows, not hundreds."""
+    rows = (
+        GpuPrice.objects.filter(accelerator_id__in=accelerator_ids, kind=kind)
+        .filter(effective_date__gte=since)
+        .values_list("accelerator_id", "provider__name", "effective_date", "valid_until")
+        .annotate(usd=Min("usd_per_gpu_hour"))
+        .order_by()
+    )
+    lines: dict[int, list] = {}
+    for accelerator_id, provider, start, end, usd in rows:
+        lines.setdefault(accelerator_id, []).append((provider, start, end, usd))
+    return lines
 
 
 def gpu_price_history(

@@ -1,6 +1,6 @@
 import datetime as dt
-from collections import defaultdict
 
+from django.core.paginator import Paginator
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.utils import timezone
@@ -11,8 +11,10 @@ from sizing.models import Accelerator
 
 HISTORY_DAYS = 365  # the charts' window
 STALE_DAYS = 30  # an older price is flagged: public prices move weekly
-# Past this many current offers the page asks for an accelerator before listing them all.
-MAX_OFFERS_UNFILTERED = 500
+# All accelerators at once: each one's cheapest few offers, and a link to all of them. One
+# accelerator: its offers a page at a time. A feed of a few thousand regions stays a quick page.
+OFFERS_PER_ACCELERATOR = 10
+OFFERS_PER_PAGE = 50
 
 
 def prices(request):
@@ -24,26 +26,22 @@ def prices(request):
         kind = None
     cheapest = selectors.gpu_cheapest_offers(as_of=today)
     cheapest_ids = {p.pk for p in cheapest}
-    offers = list(
-        selectors.gpu_prices_current(as_of=today, accelerator=accelerator, kind=kind)[
-            : MAX_OFFERS_UNFILTERED + 1
-        ]
-    )
-    too_many = accelerator is None and len(offers) > MAX_OFFERS_UNFILTERED
-    if too_many:
-        offers = []
-    history = (
-        selectors.gpu_price_history(
-            accelerator=accelerator, kind=ON_DEMAND, since=today - dt.timedelta(days=HISTORY_DAYS)
+    page = None
+    if accelerator is None:
+        offers = selectors.gpu_offers_cheapest_of_each(
+            partition=("accelerator_id",), limit=OFFERS_PER_ACCELERATOR, as_of=today, kind=kind
         )
-        if offers
-        else []
+        counts = selectors.gpu_offer_counts(as_of=today, kind=kind)
+    else:
+        current = selectors.gpu_prices_current(as_of=today, accelerator=accelerator, kind=kind)
+        page = Paginator(current, OFFERS_PER_PAGE).get_page(request.GET.get("page"))
+        offers = list(page.object_list)
+        counts = {accelerator.pk: page.paginator.count}
+    lines = selectors.gpu_price_lines(
+        accelerator_ids={o.accelerator_id for o in offers},
+        kind=ON_DEMAND,
+        since=today - dt.timedelta(days=HISTORY_DAYS),
     )
-    rows_by_accelerator = defaultdict(list)
-    for row in history:
-        rows_by_accelerator[row.accelerator_id].append(
-            (row.provider.name, row.effective_date, row.valid_until, row.usd_per_gpu_hour)
-        )
     groups = {}
     for offer in offers:
         offer.age_days = (today - offer.effective_date).days
@@ -54,10 +52,11 @@ def prices(request):
             groups[acc.pk] = {
                 "accelerator": acc,
                 "offers": [],
+                "count": counts.get(acc.pk, 0),
                 "chart_id": f"price-history-{acc.slug}",
                 "chart": charts.price_history_figure(
                     title=f"{acc.name}: cheapest on-demand offer per provider",
-                    rows=rows_by_accelerator.get(acc.pk, []),
+                    rows=lines.get(acc.pk, []),
                     today=today,
                 ),
             }
@@ -70,14 +69,13 @@ def prices(request):
         "groups": sorted(
             groups.values(), key=lambda g: (-g["accelerator"].memory_gb, g["accelerator"].name)
         ),
+        "page": page,
         "accelerators": Accelerator.objects.all(),
         "selected_accelerator": accelerator,
         "kinds": GpuPrice.KINDS,
         "selected_kind": kind,
         "api_prices": selectors.api_prices_current(as_of=today),
         "stale_days": STALE_DAYS,
-        "too_many": too_many,
-        "max_offers": MAX_OFFERS_UNFILTERED,
     }
     template = "pricing/prices.html#offers" if request.htmx else "pricing/prices.html"
     return render(request, template, context)

@@ -134,11 +134,25 @@ def scenarios_compare(user, ids: Iterable[int]) -> list[Scenario]:
 # ------------------------------------------------------------------ prices
 
 
-def gpu_prices_current(*, accelerator_id: int | None, as_of: dt.date | None = None):
-    """Current GPU-hour prices for one accelerator, cheapest first (one query)."""
+def gpu_price_choices(
+    *, accelerator_id: int | None, picked: str = "", as_of: dt.date | None = None
+) -> tuple[list[GpuPrice], int]:
+    """(offers to pick from, how many current offers there are) for one accelerator.
+
+    The offers are each provider's cheapest of each kind, cheapest first, and the picked price
+    if it is still a current offer of this accelerator: a feed with a row per region would make
+    a select of hundreds. Every offer is on the prices page. Three queries at most.
+    """
     if accelerator_id is None:
-        return GpuPrice.objects.none()
-    return prices.gpu_prices_current(accelerator=accelerator_id, as_of=as_of)
+        return [], 0
+    choices = prices.gpu_offers_cheapest_of_each(
+        partition=("provider_id", "kind"), limit=1, accelerator=accelerator_id, as_of=as_of
+    )
+    current = prices.gpu_prices_current(accelerator=accelerator_id, as_of=as_of)
+    if picked.isdigit() and int(picked) not in {row.pk for row in choices}:
+        choices += list(current.filter(pk=int(picked)))
+    count = prices.gpu_offer_counts(accelerator=accelerator_id, as_of=as_of)
+    return choices, count.get(accelerator_id, 0)
 
 
 def api_prices_current(*, llm_id: int | None, as_of: dt.date | None = None):

@@ -35,7 +35,9 @@ def _price_options(*, llm_id, accelerator_id, gpu_value: str, api_value: str, ke
 
     Rows in `keep` are offered too: a reopened scenario may use a price no longer current.
     """
-    gpu = list(selectors.gpu_prices_current(accelerator_id=accelerator_id))
+    gpu, gpu_offer_count = selectors.gpu_price_choices(
+        accelerator_id=accelerator_id, picked=gpu_value
+    )
     api = list(selectors.api_prices_current(llm_id=llm_id))
     for row in keep:
         rows = gpu if isinstance(row, GpuPrice) else api
@@ -45,6 +47,10 @@ def _price_options(*, llm_id, accelerator_id, gpu_value: str, api_value: str, ke
         "gpu_prices": [(str(r.pk), selectors.gpu_price_label(r)) for r in gpu],
         "api_prices": [(str(r.pk), selectors.api_price_label(r)) for r in api],
         "gpu_price_value": gpu_value,
+        "gpu_offer_count": gpu_offer_count,
+        "gpu_offers_url": (
+            f"{reverse('prices')}?accelerator={gpu[0].accelerator.slug}" if gpu else ""
+        ),
         "api_price_value": api_value,
     }
 

@@ -162,15 +162,64 @@ def test_an_empty_install_says_how_to_load_prices(client, db):
     assert "python manage.py load_prices" in body
 
 
-def test_a_large_install_asks_for_an_accelerator_before_listing_offers(client, prices, monkeypatch):
+def test_all_accelerators_show_each_ones_cheapest_offers_and_link_to_the_rest(
+    client, prices, monkeypatch
+):
     from pricing import views
 
-    monkeypatch.setattr(views, "MAX_OFFERS_UNFILTERED", 3)
+    monkeypatch.setattr(views, "OFFERS_PER_ACCELERATOR", 2)
 
-    everything = client.get(reverse("prices")).content.decode()
-    one = client.get(reverse("prices"), {"accelerator": "h100-80gb"}).content.decode()
+    body = client.get(reverse("prices")).content.decode()
 
-    assert "Over 3 current offers: choose an accelerator" in everything
-    assert 'id="acc-h100-80gb"' not in everything
-    assert "Bolt GPU" in everything  # the cheapest table still shows
-    assert len(rows_of(one, "h100-80gb")) == 4
+    rows = rows_of(body, "h100-80gb")
+    assert [re.search(r"\d+\.\d\d", cells).group() for _, cells in rows] == ["1.20", "2.10"]
+    assert "(4 current offers)" in body
+    assert "The 2 cheapest shown." in body
+    assert re.search(r'<a href="\?accelerator=h100-80gb"[^>]*>All 4 offers of H100 80GB', body)
+    assert len(rows_of(body, "b200-192gb")) == 1 and "All 1 offers" not in body
+
+
+def test_one_accelerators_offers_come_a_page_at_a_time_cheapest_first(client, prices, monkeypatch):
+    from pricing import views
+
+    monkeypatch.setattr(views, "OFFERS_PER_PAGE", 3)
+
+    first = client.get(reverse("prices"), {"accelerator": "h100-80gb"}).content.decode()
+    second = client.get(
+        reverse("prices"), {"accelerator": "h100-80gb", "page": "2"}
+    ).content.decode()
+    beyond = client.get(reverse("prices"), {"accelerator": "h100-80gb", "page": "99"})
+
+    prices_on = lambda body: [  # noqa: E731
+        re.search(r"\d+\.\d\d", cells).group() for _, cells in rows_of(body, "h100-80gb")
+    ]
+    assert prices_on(first) == ["1.20", "2.10", "2.50"]
+    assert prices_on(second) == ["2.95"]
+    assert "Offers 1–3 of 4, cheapest first." in first
+    assert 'href="?accelerator=h100-80gb&amp;page=2"' in first and 'rel="prev"' not in first
+    assert 'href="?accelerator=h100-80gb"' in second and 'rel="next"' not in second
+    assert beyond.status_code == 200 and prices_on(beyond.content.decode()) == ["2.95"]
+
+
+def test_the_pages_keep_the_kind_filter(client, catalog, prices, monkeypatch):
+    from pricing import views
+
+    monkeypatch.setattr(views, "OFFERS_PER_PAGE", 1)
+    today = timezone.localdate()
+    services.gpu_price_record(
+        price=GpuPrice(
+            provider=Provider.objects.get(slug="acme"),
+            accelerator=catalog["h100-80gb"],
+            usd_per_gpu_hour=Decimal("1.50"),
+            kind="spot",
+            effective_date=today,
+        ),
+        source="feed",
+    )
+
+    body = client.get(
+        reverse("prices"), {"accelerator": "h100-80gb", "kind": "spot"}
+    ).content.decode()
+
+    assert "(2 current offers, spot)" in body
+    assert 'href="?accelerator=h100-80gb&amp;kind=spot&amp;page=2"' in body

@@ -47,3 +47,33 @@ def test_a_typed_rate_stays_typed(client, prices):
     ).content.decode()
     assert '<option value="" >' not in body
     assert "selected" not in body.split('id="id_api_price"')[0]
+
+
+def test_a_feed_of_many_regions_offers_each_providers_cheapest_of_each_kind(client, prices):
+    from pricing.models import GpuPrice, Provider
+
+    lam, h100 = prices["lambda"], prices["h100"].accelerator
+    other = Provider.objects.create(name="Other Cloud", slug="other")
+    rows = [
+        GpuPrice(provider=provider, accelerator=h100, usd_per_gpu_hour=usd, kind=kind,
+                 region=f"region-{i}", effective_date=prices["h100"].effective_date)
+        for i, (provider, usd, kind) in enumerate(
+            [(lam, "2.49", "on_demand"), (lam, "2.79", "on_demand"), (lam, "1.10", "spot"),
+             (lam, "1.30", "spot"), (other, "2.19", "on_demand"), (other, "2.29", "on_demand")]
+        )
+    ]  # fmt: skip
+    GpuPrice.objects.bulk_create(rows)  # a region each: seven current offers with Lambda's $2.99
+    picked = GpuPrice.objects.get(region="region-1")  # Lambda's dearer on-demand region
+
+    body = client.get(
+        reverse("scenarios:price-options"),
+        {"llm": "kimi-k3", "accelerator": "h100-80gb", "gpu_price": picked.pk},
+        **HX,
+    ).content.decode()
+
+    select = body.split('id="id_api_price"')[0]
+    options = select.split("<option")[2:]  # after the typed-rate one
+    assert [o.split(": $")[1][:4] for o in options] == ["1.10", "2.19", "2.49", "2.79"]
+    assert f'<option value="{picked.pk}" selected>' in select  # a current pick stays
+    assert "4 of 7 current offers" in body
+    assert 'href="/prices/?accelerator=h100-80gb"' in body

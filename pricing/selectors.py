@@ -87,6 +87,14 @@ def gpu_cheapest_offers(
     return sorted(best.values(), key=lambda r: (r.accelerator.name, r.pk))
 
 
+def prices_version() -> tuple[int, int]:
+    """(newest GPU price id, newest API price id): a price is never edited in place, so any
+    new, superseding or correcting price changes this. Two primary-key index lookups."""
+    gpu = GpuPrice.objects.order_by("-id").values_list("id", flat=True).first() or 0
+    api = ApiPrice.objects.order_by("-id").values_list("id", flat=True).first() or 0
+    return gpu, api
+
+
 def gpu_offers_cheapest_of_each(
     *,
     partition: tuple[str, ...],

@@ -1,9 +1,13 @@
 import datetime as dt
 
+from django.conf import settings
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 
 from pricing import charts, feeds, selectors
 from pricing.models import ON_DEMAND, GpuPrice, Provider
@@ -18,15 +22,57 @@ OFFERS_PER_PAGE = 50
 
 
 def prices(request):
-    """Current prices per accelerator, cheapest on-demand offer highlighted, with history."""
+    """Current prices per accelerator, cheapest on-demand offer highlighted, with history.
+
+    The page's three tables are rendered once per version of the prices (the newest price
+    rows' ids), day and filter, and kept PRICES_CACHE_SECONDS: a new price shows at once, and
+    the page costs two index lookups until it does.
+    """
     today = timezone.localdate()
     accelerator = Accelerator.objects.filter(slug=request.GET.get("accelerator") or "").first()
     kind = request.GET.get("kind") or None
     if kind not in dict(GpuPrice.KINDS):
         kind = None
+    page_number = request.GET.get("page", "")[:12]
+    key = ":".join(
+        str(part)
+        for part in (
+            "prices-page",
+            *selectors.prices_version(),
+            today,
+            accelerator.slug if accelerator else "",
+            kind or "",
+            page_number,
+            OFFERS_PER_ACCELERATOR,
+            OFFERS_PER_PAGE,
+        )
+    )
+    tables = cache.get(key)
+    if tables is None:
+        context = _tables_context(today=today, accelerator=accelerator, kind=kind, page=page_number)
+        tables = {
+            name: render_to_string(f"pricing/prices.html#{name}", context)
+            for name in ("cheapest", "offers", "api-prices")
+        }
+        cache.set(key, tables, settings.PRICES_CACHE_SECONDS)
+    if request.htmx:
+        return HttpResponse(tables["offers"])
+    context = {
+        "today": today,
+        "tables": {name.replace("-", "_"): mark_safe(html) for name, html in tables.items()},
+        "accelerators": Accelerator.objects.all(),
+        "selected_accelerator": accelerator,
+        "kinds": GpuPrice.KINDS,
+        "selected_kind": kind,
+        "stale_days": STALE_DAYS,
+    }
+    return render(request, "pricing/prices.html", context)
+
+
+def _tables_context(*, today: dt.date, accelerator, kind: str | None, page: str) -> dict:
     cheapest = selectors.gpu_cheapest_offers(as_of=today)
     cheapest_ids = {p.pk for p in cheapest}
-    page = None
+    offers_page = None
     if accelerator is None:
         offers = selectors.gpu_offers_cheapest_of_each(
             partition=("accelerator_id",), limit=OFFERS_PER_ACCELERATOR, as_of=today, kind=kind
@@ -34,9 +80,9 @@ def prices(request):
         counts = selectors.gpu_offer_counts(as_of=today, kind=kind)
     else:
         current = selectors.gpu_prices_current(as_of=today, accelerator=accelerator, kind=kind)
-        page = Paginator(current, OFFERS_PER_PAGE).get_page(request.GET.get("page"))
-        offers = list(page.object_list)
-        counts = {accelerator.pk: page.paginator.count}
+        offers_page = Paginator(current, OFFERS_PER_PAGE).get_page(page)
+        offers = list(offers_page.object_list)
+        counts = {accelerator.pk: offers_page.paginator.count}
     lines = selectors.gpu_price_lines(
         accelerator_ids={o.accelerator_id for o in offers},
         kind=ON_DEMAND,
@@ -63,22 +109,17 @@ def prices(request):
         groups[acc.pk]["offers"].append(offer)
     for p in cheapest:
         p.age_days = (today - p.effective_date).days
-    context = {
+    return {
         "today": today,
         "cheapest": cheapest,
         "groups": sorted(
             groups.values(), key=lambda g: (-g["accelerator"].memory_gb, g["accelerator"].name)
         ),
-        "page": page,
-        "accelerators": Accelerator.objects.all(),
+        "page": offers_page,
         "selected_accelerator": accelerator,
-        "kinds": GpuPrice.KINDS,
         "selected_kind": kind,
         "api_prices": selectors.api_prices_current(as_of=today),
-        "stale_days": STALE_DAYS,
     }
-    template = "pricing/prices.html#offers" if request.htmx else "pricing/prices.html"
-    return render(request, template, context)
 
 
 def _as_of(request) -> dt.date | None:

@@ -86,12 +86,17 @@ def staff(django_user_model):
 
 @pytest.fixture(autouse=True)
 def fresh_catalog_cache():
-    """Each test starts from its own database, so from an empty catalog cache."""
+    """Each test starts from its own database, so from empty caches: SQLite reuses the ids a
+    rolled-back test took, and the prices page's cache is keyed by them."""
+    from django.core.cache import cache
+
     from sizing.selectors import catalog_changed
 
     catalog_changed()
+    cache.clear()
     yield
     catalog_changed()
+    cache.clear()
 
 
 CHROMIUM = "/usr/bin/chromium"

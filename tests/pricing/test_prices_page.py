@@ -123,8 +123,30 @@ def test_the_filter_has_a_plain_link_too(client, prices):
 
 
 def test_the_page_takes_a_fixed_number_of_queries(client, prices, django_assert_max_num_queries):
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(9):
         client.get(reverse("prices"))
+    with django_assert_max_num_queries(4):  # the tables come from the cache
+        client.get(reverse("prices"))
+
+
+def test_a_new_price_shows_at_once_though_the_tables_are_cached(client, catalog, prices):
+    before = client.get(reverse("prices")).content.decode()
+    services.gpu_price_record(
+        price=GpuPrice(
+            provider=Provider.objects.get(slug="bolt"),
+            accelerator=catalog["h100-80gb"],
+            usd_per_gpu_hour=Decimal("1.99"),
+            effective_date=prices,
+            offer="bolt-1x",
+        ),
+        source="feed",
+    )
+
+    after = client.get(reverse("prices")).content.decode()
+
+    assert "1.99" not in before and "2.10" in before
+    cheapest = [cells for css, cells in rows_of(after, "h100-80gb") if css == "cheapest"]
+    assert "1.99" in cheapest[0] and "2.10" not in after.split('class="api-prices"')[0]
 
 
 def test_the_export_reads_back_as_a_feed(client, prices):

@@ -16,7 +16,7 @@ under gunicorn's 2 s keep-alive: wrk reconnects a closed connection and thinks b
 and gunicorn's gthread worker holds a thread for a new connection until its first request.
 
 1. Steps the load: LOAD_LEVELS (1,2,3,4,5,6,8,10,12) times the mix's connections,
-   LOAD_STEP_SECONDS (20) a level, until a route's p99 passes 1 s or an error happens. The
+   LOAD_STEP_SECONDS (30) a level, until a route's p99 passes 1 s or an error happens. The
    highest level up to which every route's p99 stayed under 200 ms with no error is the rate
    the machine sustains.
 2. Drives that level (or LOAD_LEVEL) for LOAD_SECONDS (60) while a refresh of every feed
@@ -559,7 +559,7 @@ def main() -> int:
     if not url.startswith(("postgres://", "postgresql://")):
         sys.exit("k3planner.loadtest needs DATABASE_URL pointing at PostgreSQL (make load)")
     seconds = env_int("LOAD_SECONDS", 60)
-    step_seconds = env_int("LOAD_STEP_SECONDS", 20)
+    step_seconds = env_int("LOAD_STEP_SECONDS", 30)
     levels = [int(x) for x in os.environ.get("LOAD_LEVELS", "1,2,3,4,5,6,8,10,12").split(",")]
     think_ms = env_int("LOAD_THINK_MS", 500)
     feed_rows = env_int("LOAD_FEED_ROWS", 4000)

@@ -13,8 +13,9 @@ Needs DATABASE_URL pointing at a PostgreSQL server. Creates a throwaway database
 
 Targets (issue 4): ingest ≥ 20,000 rows/s; each selector under 20 ms. The cheapest offer per
 accelerator is a *current* selector; its time as of a past date is printed for information and
-not held to the target. `--keep` keeps the database; otherwise it is dropped at the end, also on
-failure.
+not held to the target, as are the prices page's aggregates, which run once per version of the
+prices (the page caches its tables) and grow with the number of current offers. `--keep` keeps
+the database; otherwise it is dropped at the end, also on failure.
 """
 
 import datetime as dt
@@ -352,6 +353,32 @@ def _selector_calls():
         (
             "  same, as of 95 days ago (information)",
             lambda: list(selectors.gpu_cheapest_offers(as_of=past)),
+        ),
+        (
+            "prices page, cache miss: 10 cheapest per accelerator (information)",
+            lambda: selectors.gpu_offers_cheapest_of_each(partition=("accelerator_id",), limit=10),
+        ),
+        (
+            "builder: each provider's cheapest of each kind",
+            lambda: selectors.gpu_offers_cheapest_of_each(
+                partition=("provider_id", "kind"), limit=1, accelerator=h100
+            ),
+        ),
+        (
+            "prices page, cache miss: offers per accelerator (information)",
+            lambda: list(selectors.gpu_offer_counts().items()),
+        ),
+        (
+            "prices page, cache miss: a year's chart lines (information)",
+            lambda: list(
+                selectors.gpu_price_lines(
+                    accelerator_ids=[h100.pk], since=past - dt.timedelta(days=270)
+                ).items()
+            ),
+        ),
+        (
+            "prices_version (the prices page's cache key)",
+            lambda: list(selectors.prices_version()),
         ),
         (
             "gpu_price_history (one series' key)",

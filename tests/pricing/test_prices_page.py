@@ -123,7 +123,7 @@ def test_the_filter_has_a_plain_link_too(client, prices):
 
 
 def test_the_page_takes_a_fixed_number_of_queries(client, prices, django_assert_max_num_queries):
-    with django_assert_max_num_queries(9):
+    with django_assert_max_num_queries(10):
         client.get(reverse("prices"))
     with django_assert_max_num_queries(4):  # the tables come from the cache
         client.get(reverse("prices"))

@@ -263,7 +263,7 @@ def evaluate(
     cards = [a for a in (*catalog, acc) if a.kind != UNIFIED_MEMORY] or [acc]
     largest = max(cards, key=lambda a: a.memory_gb)
     verdicts = Verdicts(
-        single_gpu_verdict(model.name, w, largest.name, largest.memory_gb),
+        single_gpu_verdict(model.name, w, largest.name, largest.memory_gb, acc.name, acc.memory_gb),
         tier1_verdict(scenario, layout, t1, speed, w),
         tier2_text,
         tier3_verdict(t3),

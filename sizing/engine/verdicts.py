@@ -21,15 +21,35 @@ class Verdicts:
     break_even: str
 
 
-def single_gpu_verdict(name: str, w: WeightsResult, largest_name: str, largest_gb: float) -> str:
+def single_gpu_verdict(
+    name: str,
+    w: WeightsResult,
+    largest_name: str,
+    largest_gb: float,
+    chosen_name: str | None = None,
+    chosen_gb: float | None = None,
+) -> str:
+    """Whether the weights fit on one GPU: the largest card in the catalog, and the chosen one
+    when it is another (weights only: the cache and activations need room too)."""
     if w.weights_bytes > largest_gb * 1e9:
         return (
             f"{name} cannot run on one GPU: {fmt_bytes(w.weights_bytes)} of weights, "
             f"the largest card holds {fmt_gb(largest_gb)}."
         )
+    if chosen_name is None or chosen_gb is None or chosen_name == largest_name:
+        return (
+            f"{name}'s weights fit on one GPU: {fmt_bytes(w.weights_bytes)} of weights, "
+            f"the {largest_name} holds {fmt_gb(largest_gb)}."
+        )
+    if w.weights_bytes > chosen_gb * 1e9:
+        return (
+            f"{name}'s weights fit on one GPU, but not on one {chosen_name}: "
+            f"{fmt_bytes(w.weights_bytes)} of weights, the {chosen_name} holds "
+            f"{fmt_gb(chosen_gb)} and the {largest_name} {fmt_gb(largest_gb)}."
+        )
     return (
         f"{name}'s weights fit on one GPU: {fmt_bytes(w.weights_bytes)} of weights, "
-        f"the {largest_name} holds {fmt_gb(largest_gb)}."
+        f"the {chosen_name} holds {fmt_gb(chosen_gb)}."
     )
 
 

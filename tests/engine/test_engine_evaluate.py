@@ -79,6 +79,7 @@ def test_a_small_model_runs_in_tier_2():
     result = evaluate(scenario)
     assert result.tier2.runs_scenario_model
     assert result.verdicts.single_gpu.startswith("Qwen2.5-7B's weights fit on one GPU")
+    assert result.verdicts.single_gpu.endswith("the RTX 4090 holds 24 GB.")  # the chosen card
     assert result.verdicts.tier2.startswith("Qwen2.5-7B fits on one RTX 4090")
     assert "Add the API" in result.verdicts.tier3
     assert result.tier1 is not None and result.tier1.usd_per_month is None
@@ -127,3 +128,14 @@ def test_a_unified_memory_machine_is_not_the_largest_card(article_scenario):
     assert result.verdicts.single_gpu == (
         "K3 cannot run on one GPU: 1.49 TB of weights, the largest card holds 288 GB."
     )
+
+
+def test_the_single_gpu_verdict_names_the_chosen_card_when_the_weights_miss_it():
+    small = AcceleratorSpec("RTX 4060 Ti", 8, 0.288)
+    big = AcceleratorSpec("B200", 192, 8.0)
+    scenario = Scenario(qwen_7b(), small, Workload())
+
+    verdict = evaluate(scenario, catalog=[small, big]).verdicts.single_gpu
+
+    assert verdict.startswith("Qwen2.5-7B's weights fit on one GPU, but not on one RTX 4060 Ti:")
+    assert verdict.endswith("the RTX 4060 Ti holds 8 GB and the B200 192 GB.")

@@ -141,7 +141,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 CATALOG_CACHE_SECONDS = env_int("CATALOG_CACHE_SECONDS", 5)
 # The prices page's tables, per version of the prices: a new price row shows at once; an edit
 # of a provider's or an accelerator's name shows within this.
-PRICES_CACHE_SECONDS = env_int("PRICES_CACHE_SECONDS", 60)
+PRICES_CACHE_SECONDS = env_int("PRICES_CACHE_SECONDS", 300)
 
 # Security. Production behind TLS sets SECURE_SSL=1 for the HTTPS-only flags (`manage.py check
 # --deploy` is clean with it); the embedded run and the tests speak plain HTTP on loopback.

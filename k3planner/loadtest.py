@@ -7,8 +7,9 @@ Makes a throwaway database (k3planner_loadtest, dropped at the end, also on fail
 it, loads the catalog and prices, and seeds LOAD_USERS (30) planners in teams, a library of
 LOAD_SCENARIOS (400) saved scenarios, a price feed of LOAD_FEED_ROWS (4,000) offers served on
 loopback, and LOAD_ENDPOINTS (30) probe endpoints on a loopback server, a third of which hang or
-refuse. Starts gunicorn on loopback (2 workers x 4 threads, DEBUG=0) and a Celery worker on a
-Redis database of its own (LOAD_BROKER_URL, default redis://127.0.0.1:6379/14). Each route is
+refuse. Starts gunicorn on loopback (LOAD_WORKERS (3) x LOAD_THREADS (4), DEBUG=0) and a Celery
+worker on a Redis database of its own (LOAD_BROKER_URL, default redis://127.0.0.1:6379/14). Each
+route is
 driven by a wrk process of its own, so its latencies are its own; the mix is the share of
 connections each route gets, and each connection is a planner who reads for 0 to
 2 x LOAD_THINK_MS (500) ms between requests (wrk's delay(), not counted as latency). Keep that
@@ -562,6 +563,7 @@ def main() -> int:
     step_seconds = env_int("LOAD_STEP_SECONDS", 30)
     levels = [int(x) for x in os.environ.get("LOAD_LEVELS", "1,2,3,4,5,6,8,10,12").split(",")]
     think_ms = env_int("LOAD_THINK_MS", 500)
+    workers, threads = env_int("LOAD_WORKERS", 3), env_int("LOAD_THREADS", 4)
     feed_rows = env_int("LOAD_FEED_ROWS", 4000)
     broker = os.environ.get("LOAD_BROKER_URL", "redis://127.0.0.1:6379/14")
     parts = urlsplit(url)
@@ -608,7 +610,8 @@ def main() -> int:
         base_url = f"http://127.0.0.1:{port}"
         server = start(
             [sys.executable, "-m", "gunicorn", "k3planner.wsgi:application", "--bind",
-             f"127.0.0.1:{port}", "--workers", "2", "--threads", "4", "--log-level", "warning"],
+             f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
+             "--log-level", "warning"],
             env, "loadtest-gunicorn.log",
         )  # fmt: skip
         node = f"{queue}@{os.uname().nodename}"
@@ -624,7 +627,8 @@ def main() -> int:
         preflight(port, route_list)
 
         print(
-            f"k3planner load test: gunicorn 2 workers x 4 threads (DEBUG=0) on {os.cpu_count()} "
+            f"k3planner load test: gunicorn {workers} workers x {threads} threads (DEBUG=0) on "
+            f"{os.cpu_count()} "
             f"CPUs, PostgreSQL {seeded['postgresql']}, a Celery worker (2 processes) on {broker}"
         )
         print("load average before the run: {:.2f} {:.2f} {:.2f}".format(*load_before))
@@ -644,7 +648,7 @@ def main() -> int:
                 (r, lua_script(r, 1000 * i, think_ms, Path(folder)))
                 for i, r in enumerate(route_list)
             ]
-            drive(base_url, scripts, 2, 10)  # warm both workers' caches on every variant
+            drive(base_url, scripts, 2, 10)  # warm every worker's caches on every variant
             level = env_int("LOAD_LEVEL", 0) or find_level(
                 base_url, scripts, route_list, levels, step_seconds
             )

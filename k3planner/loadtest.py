@@ -22,7 +22,8 @@ and gunicorn's gthread worker holds a thread for a new connection until its firs
    the machine sustains.
 2. Drives that level (or LOAD_LEVEL) for LOAD_SECONDS (60) while a refresh of every feed
    (pricing.refresh_all; every price of the big feed has moved) and a probe round
-   (probes.probe_due) run on the worker.
+   (probes.probe_due) run on the worker. If that misses the target, the level below is driven
+   the same way: the steps carry no background work.
 3. Prints requests/s, p50/p95/p99 per route, the errors, and whether the target was met.
 
 Each connection waits for its answer before its next request (a closed loop). While answers take
@@ -455,8 +456,15 @@ def within_target(results: dict[str, Figures]) -> bool:
 class Background:
     """Sends the price refresh and the probe round during the main run; reports on them."""
 
-    def __init__(self, feed: FeedServer, feed_rows: int, refresh_at_s: float, probe_at_s: float):
-        self.feed, self.feed_rows = feed, feed_rows
+    def __init__(
+        self,
+        feed: FeedServer,
+        feed_rows: int,
+        refresh_at_s: float,
+        probe_at_s: float,
+        cents_up: int,
+    ):
+        self.feed, self.feed_rows, self.cents_up = feed, feed_rows, cents_up
         self.refresh_at_s, self.probe_at_s = refresh_at_s, probe_at_s
 
     def __call__(self, started: float) -> None:
@@ -467,7 +475,7 @@ class Background:
 
         self.started, self.since = started, timezone.now()
         time.sleep(max(0.0, started + self.refresh_at_s - time.monotonic()))
-        self.feed.body = feed_csv(self.feed_rows, cents_up=7)  # every offer's price moves
+        self.feed.body = feed_csv(self.feed_rows, cents_up=self.cents_up)  # every price moves
         self.refresh_sent = time.monotonic() - started
         self.refresh = refresh_all.delay()
         time.sleep(max(0.0, started + self.probe_at_s - time.monotonic()))
@@ -649,23 +657,32 @@ def main() -> int:
                 for i, r in enumerate(route_list)
             ]
             drive(base_url, scripts, 2, 10)  # warm every worker's caches on every variant
-            level = env_int("LOAD_LEVEL", 0) or find_level(
-                base_url, scripts, route_list, levels, step_seconds
-            )
-            conns = sum(r.connections for r in route_list) * level
-            print(
-                f"\nmain run: {seconds} s at level {level} ({conns} connections) while a price "
-                "refresh and a probe round run on the worker"
-            )
-            background = Background(feed, feed_rows, seconds / 6, seconds / 3)
-            results = drive(base_url, scripts, level, seconds, during=background)
-        print("\n".join(table(results, level, route_list) + background.report()))
-        met = within_target(results)
-        print(
-            f"\nrate: {sum(f.rps for f in results.values()):.0f} requests/s at {conns} "
-            f"connections; errors: {sum(f.error_count for f in results.values())}; target (no "
-            f"errors, every route's p99 < {TARGET_P99_MS:.0f} ms): {'met' if met else 'MISSED'}"
-        )
+            fixed = env_int("LOAD_LEVEL", 0)
+            level = fixed or find_level(base_url, scripts, route_list, levels, step_seconds)
+            # The steps run without the refresh and the probes; if the main run misses with
+            # them, the level below is run too: the rate printed is the one sustained with them.
+            for attempt in range(1 if fixed else 2):
+                conns = sum(r.connections for r in route_list) * level
+                print(
+                    f"\nmain run: {seconds} s at level {level} ({conns} connections) while a "
+                    "price refresh and a probe round run on the worker"
+                )
+                background = Background(
+                    feed, feed_rows, seconds / 6, seconds / 3, cents_up=7 * (attempt + 1)
+                )
+                results = drive(base_url, scripts, level, seconds, during=background)
+                print("\n".join(table(results, level, route_list) + background.report()))
+                met = within_target(results)
+                print(
+                    f"\nrate: {sum(f.rps for f in results.values()):.0f} requests/s at {conns} "
+                    f"connections; errors: {sum(f.error_count for f in results.values())}; "
+                    f"target (no errors, every route's p99 < {TARGET_P99_MS:.0f} ms): "
+                    + ("met" if met else "MISSED")
+                )
+                lower = [x for x in levels if x < level]
+                if met or not lower:
+                    break
+                level = lower[-1]
         return 0 if met else 1
     finally:
         stop(server)

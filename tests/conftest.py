@@ -70,6 +70,29 @@ def celery_worker(django_db_setup, django_db_blocker):
         log.close()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item):
+    """Before a worker test's database is flushed, let the worker finish what it is running: a
+    task still writing (a probe's status event after its result) deadlocks the flush."""
+    if "celery_worker" not in item.fixturenames:
+        return
+    from k3planner.celery import app
+
+    node = f"{app.conf.task_default_queue}@{os.uname().nodename}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        inspect = app.control.inspect(destination=[node], timeout=1)
+        busy = [
+            task
+            for found in (inspect.active(), inspect.reserved())
+            for tasks in (found or {}).values()
+            for task in tasks
+        ]
+        if not busy:
+            return
+        time.sleep(0.2)
+
+
 @pytest.fixture
 def alice(django_user_model):
     """Alice plans capacity for her team."""

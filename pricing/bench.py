@@ -355,7 +355,7 @@ def _selector_calls():
             lambda: list(selectors.gpu_cheapest_offers(as_of=past)),
         ),
         (
-            "prices page, cache miss: 10 cheapest per accelerator (information)",
+            "prices page, cache miss: 10 cheapest and the count per accelerator (information)",
             lambda: selectors.gpu_offers_cheapest_of_each(partition=("accelerator_id",), limit=10),
         ),
         (
@@ -363,10 +363,6 @@ def _selector_calls():
             lambda: selectors.gpu_offers_cheapest_of_each(
                 partition=("provider_id", "kind"), limit=1, accelerator=h100
             ),
-        ),
-        (
-            "prices page, cache miss: offers per accelerator (information)",
-            lambda: list(selectors.gpu_offer_counts().items()),
         ),
         (
             "prices page, cache miss: a year's chart lines (information)",

@@ -104,26 +104,23 @@ def gpu_offers_cheapest_of_each(
     kind: str | None = None,
 ) -> list[GpuPrice]:
     """The `limit` cheapest current offers of each `partition` group (say each accelerator, or
-    each provider and kind), cheapest first, ranked by a window function."""
+    each provider and kind), cheapest first, ranked by a window function. Each row carries
+    `offers_in_group`: how many current offers its group has, counted in the same scan."""
+    group = [F(name) for name in partition]
     rank = Window(
-        RowNumber(),
-        partition_by=[F(name) for name in partition],
-        order_by=[F("usd_per_gpu_hour").asc(), F("id").asc()],
+        RowNumber(), partition_by=group, order_by=[F("usd_per_gpu_hour").asc(), F("id").asc()]
     )
     current = gpu_prices_current(as_of=as_of, accelerator=accelerator, kind=kind)
     # Rank bare ids (no joins, no wide rows), then read the few rows that made it: two
     # queries, as one the planner joined every current row before ranking.
-    ranked = current.select_related(None).annotate(rank=rank).filter(rank__lte=limit)
-    return list(current.filter(pk__in=list(ranked.values_list("pk", flat=True))))
-
-
-def gpu_offer_counts(
-    *, as_of: dt.date | None = None, accelerator=None, kind: str | None = None
-) -> dict[int, int]:
-    """accelerator id -> how many current offers it has."""
-    current = gpu_prices_current(as_of=as_of, accelerator=accelerator, kind=kind)
-    rows = current.order_by().values_list("accelerator_id").annotate(n=Count("id"))
-    return dict(rows)
+    ranked = current.select_related(None).annotate(
+        rank=rank, group_size=Window(Count("id"), partition_by=group)
+    )
+    sizes = dict(ranked.filter(rank__lte=limit).values_list("pk", "group_size"))
+    rows = list(current.filter(pk__in=list(sizes)))
+    for row in rows:
+        row.offers_in_group = sizes[row.pk]
+    return rows
 
 
 def gpu_price_lines(

@@ -43,8 +43,6 @@ def prices(request):
             accelerator.slug if accelerator else "",
             kind or "",
             page_number,
-            OFFERS_PER_ACCELERATOR,
-            OFFERS_PER_PAGE,
         )
     )
     tables = cache.get(key)
@@ -77,7 +75,7 @@ def _tables_context(*, today: dt.date, accelerator, kind: str | None, page: str)
         offers = selectors.gpu_offers_cheapest_of_each(
             partition=("accelerator_id",), limit=OFFERS_PER_ACCELERATOR, as_of=today, kind=kind
         )
-        counts = selectors.gpu_offer_counts(as_of=today, kind=kind)
+        counts = {o.accelerator_id: o.offers_in_group for o in offers}
     else:
         current = selectors.gpu_prices_current(as_of=today, accelerator=accelerator, kind=kind)
         offers_page = Paginator(current, OFFERS_PER_PAGE).get_page(page)

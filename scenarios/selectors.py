@@ -148,11 +148,11 @@ def gpu_price_choices(
     choices = prices.gpu_offers_cheapest_of_each(
         partition=("provider_id", "kind"), limit=1, accelerator=accelerator_id, as_of=as_of
     )
-    current = prices.gpu_prices_current(accelerator=accelerator_id, as_of=as_of)
+    count = sum(row.offers_in_group for row in choices)  # the groups cover every offer
     if picked.isdigit() and int(picked) not in {row.pk for row in choices}:
+        current = prices.gpu_prices_current(accelerator=accelerator_id, as_of=as_of)
         choices += list(current.filter(pk=int(picked)))
-    count = prices.gpu_offer_counts(accelerator=accelerator_id, as_of=as_of)
-    return choices, count.get(accelerator_id, 0)
+    return choices, count
 
 
 def api_prices_current(*, llm_id: int | None, as_of: dt.date | None = None):

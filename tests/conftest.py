@@ -19,6 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 WORKER_START_TIMEOUT_S = 60
 
 
+def worker_node(queue: str) -> str:
+    """The name the session's worker answers to (started with -n <queue>@%h)."""
+    return f"{queue}@{os.uname().nodename}"
+
+
 @pytest.fixture(scope="session")
 def celery_worker(django_db_setup, django_db_blocker):
     """A real `celery worker` process on the configured broker, using the test database."""
@@ -54,7 +59,7 @@ def celery_worker(django_db_setup, django_db_blocker):
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise RuntimeError(f"celery worker exited early; see {log_path}")
-            replies = app.control.ping(destination=[f"{queue}@{os.uname().nodename}"], timeout=1)
+            replies = app.control.ping(destination=[worker_node(queue)], timeout=1)
             if replies:
                 break
         else:
@@ -78,7 +83,7 @@ def pytest_runtest_teardown(item):
         return
     from k3planner.celery import app
 
-    node = f"{app.conf.task_default_queue}@{os.uname().nodename}"
+    node = worker_node(app.conf.task_default_queue)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         inspect = app.control.inspect(destination=[node], timeout=1)

@@ -26,20 +26,15 @@ def single_gpu_verdict(
     w: WeightsResult,
     largest_name: str,
     largest_gb: float,
-    chosen_name: str | None = None,
-    chosen_gb: float | None = None,
+    chosen_name: str,
+    chosen_gb: float,
 ) -> str:
-    """Whether the weights fit on one GPU: the largest card in the catalog, and the chosen one
-    when it is another (weights only: the cache and activations need room too)."""
+    """Whether the weights fit on one GPU: the largest card in the catalog, then the chosen one
+    (weights only: the cache and activations need room too)."""
     if w.weights_bytes > largest_gb * 1e9:
         return (
             f"{name} cannot run on one GPU: {fmt_bytes(w.weights_bytes)} of weights, "
             f"the largest card holds {fmt_gb(largest_gb)}."
-        )
-    if chosen_name is None or chosen_gb is None or chosen_name == largest_name:
-        return (
-            f"{name}'s weights fit on one GPU: {fmt_bytes(w.weights_bytes)} of weights, "
-            f"the {largest_name} holds {fmt_gb(largest_gb)}."
         )
     if w.weights_bytes > chosen_gb * 1e9:
         return (
